@@ -1,0 +1,1 @@
+"""The pi-family session format: load, migrate, blobs, tree, context, write, discover, artifacts."""

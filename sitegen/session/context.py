@@ -1,0 +1,166 @@
+"""build_session_context: what the model saw at a leaf, exactly as the seed's algorithm describes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from sitegen.session.entries import Entry, iso_to_ms
+
+__all__ = ["LAST_ENTRY", "SessionContext", "build_session_context", "model_of_change"]
+
+
+class _LastEntry:
+    """Sentinel: no leaf given, so the last entry is the leaf (None means an empty context)."""
+
+    def __repr__(self) -> str:
+        return "LAST_ENTRY"
+
+
+LAST_ENTRY: Final = _LastEntry()
+
+
+@dataclass(slots=True)
+class SessionContext:
+    leaf_id: str | None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    thinking_level: str = "off"
+    models: dict[str, str] = field(default_factory=dict)
+    injected_ttsr_rules: list[str] = field(default_factory=list)
+    mode: str = "none"
+    mode_data: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "leafId": self.leaf_id,
+            "messages": self.messages,
+            "thinkingLevel": self.thinking_level,
+            "models": self.models,
+            "injectedTtsrRules": self.injected_ttsr_rules,
+            "mode": self.mode,
+            "modeData": self.mode_data,
+        }
+
+
+def model_of_change(entry: Entry) -> str | None:
+    """The model a model_change names: omp's "provider/id", or pi's provider + modelId."""
+    model = entry.get("model")
+    if isinstance(model, str) and model:
+        return model
+    model_id = entry.get("modelId")
+    if isinstance(model_id, str) and model_id:
+        provider = entry.get("provider")
+        return f"{provider}/{model_id}" if isinstance(provider, str) and provider else model_id
+    return None
+
+
+def _context_message(entry: Entry) -> dict[str, Any] | None:
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        return message if isinstance(message, dict) else None
+    if kind == "custom_message":
+        return {
+            "role": "custom",
+            "customType": entry.get("customType"),
+            "content": entry.get("content"),
+            "display": entry.get("display"),
+            "details": entry.get("details"),
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+    if kind == "branch_summary":
+        return {
+            "role": "branchSummary",
+            "summary": entry.get("summary"),
+            "fromId": entry.get("fromId"),
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+    return None
+
+
+def build_session_context(
+    entries: list[Entry],
+    leaf_id: str | None | _LastEntry = LAST_ENTRY,
+    by_id: dict[str, Entry] | None = None,
+) -> SessionContext:
+    """Walk root -> leaf and derive messages and runtime state (seed 000, buildSessionContext)."""
+    if leaf_id is None:
+        return SessionContext(leaf_id=None)
+    if by_id is None:
+        by_id = {e["id"]: e for e in entries if isinstance(e.get("id"), str)}
+    leaf = by_id.get(leaf_id) if isinstance(leaf_id, str) else None
+    if leaf is None and entries:
+        leaf = entries[-1]
+    if leaf is None:
+        return SessionContext(leaf_id=None)
+
+    path: list[Entry] = []
+    seen: set[int] = set()
+    current: Entry | None = leaf
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        path.append(current)
+        parent_id = current.get("parentId")
+        current = by_id.get(parent_id) if isinstance(parent_id, str) else None
+    path.reverse()
+
+    context = SessionContext(leaf_id=leaf.get("id") if isinstance(leaf.get("id"), str) else None)
+    compaction: Entry | None = None
+    explicit_model = False
+    fallback_model: str | None = None
+    for entry in path:
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            if isinstance(level, str):
+                context.thinking_level = level
+        elif kind == "model_change":
+            model = model_of_change(entry)
+            if model is not None:
+                role = entry.get("role")
+                context.models[role if isinstance(role, str) and role else "default"] = model
+                explicit_model = True
+        elif kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                provider, model_name = message.get("provider"), message.get("model")
+                if isinstance(model_name, str) and model_name:
+                    fallback_model = f"{provider}/{model_name}" if isinstance(provider, str) else model_name
+        elif kind == "ttsr_injection":
+            rules = entry.get("injectedRules")
+            for rule in rules if isinstance(rules, list) else ():
+                if isinstance(rule, str) and rule not in context.injected_ttsr_rules:
+                    context.injected_ttsr_rules.append(rule)
+        elif kind == "mode_change":
+            mode = entry.get("mode")
+            context.mode = mode if isinstance(mode, str) else "none"
+            context.mode_data = entry.get("data")
+        elif kind == "compaction":
+            compaction = entry
+    if not explicit_model and fallback_model is not None:
+        context.models["default"] = fallback_model
+
+    messages = context.messages
+    if compaction is None:
+        kept = path
+    else:
+        messages.append(
+            {
+                "role": "compactionSummary",
+                "summary": compaction.get("summary"),
+                "tokensBefore": compaction.get("tokensBefore"),
+                "timestamp": iso_to_ms(compaction.get("timestamp")),
+            }
+        )
+        boundary = next(i for i, entry in enumerate(path) if entry is compaction)
+        first_kept = compaction.get("firstKeptEntryId")
+        start = next(
+            (i for i in range(boundary) if path[i].get("id") == first_kept),
+            boundary,
+        )
+        kept = path[start:boundary] + path[boundary + 1 :]
+    for entry in kept:
+        message = _context_message(entry)
+        if message is not None:
+            messages.append(message)
+    return context

@@ -1,0 +1,116 @@
+"""The pi-family entry model: type names, roles and small accessors over plain entry dicts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "CURRENT_VERSION",
+    "EXTRA_ENTRY_TYPES",
+    "KNOWN_ROLES",
+    "SEED_ENTRY_TYPES",
+    "Entry",
+    "Header",
+    "entry_time_ms",
+    "is_header",
+    "iso_to_ms",
+    "message_text",
+]
+
+# Entries stay the dicts orjson gives us: they are passed through untouched, unknown keys
+# included, and building objects per entry would double the cost of loading large files.
+Entry = dict[str, Any]
+Header = dict[str, Any]
+
+CURRENT_VERSION = 3
+
+SEED_ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "ttsr_injection",
+        "session_init",
+        "mode_change",
+    }
+)
+
+# Types real files carry beside the seed's eleven (FORMAT-NOTES.md).
+EXTRA_ENTRY_TYPES = frozenset(
+    {
+        "session_info",
+        "context_edit",
+        "title_change",
+        "model_usage",
+        "service_tier_change",
+        "credential_pin",
+        "reset_boundary",
+    }
+)
+
+KNOWN_ROLES = frozenset(
+    {
+        "user",
+        "assistant",
+        "toolResult",
+        "bashExecution",
+        "custom",
+        "hookMessage",
+        "branchSummary",
+        "compactionSummary",
+        "developer",
+        "jsExecution",
+        "pythonExecution",
+        "fileMention",
+    }
+)
+
+
+def is_header(record: object) -> bool:
+    """The seed's header rule: type "session" with a string id."""
+    return isinstance(record, dict) and record.get("type") == "session" and isinstance(record.get("id"), str)
+
+
+def iso_to_ms(value: object) -> int | None:
+    """Epoch milliseconds of an ISO-8601 timestamp (or a number already in ms); None if unreadable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def entry_time_ms(entry: Entry) -> int | None:
+    """When an entry was written, in epoch milliseconds."""
+    return iso_to_ms(entry.get("timestamp"))
+
+
+def message_text(content: object) -> str:
+    """The plain text of message content: a string, or the text blocks of a block list."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
+    return "\n".join(parts)

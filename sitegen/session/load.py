@@ -1,0 +1,153 @@
+"""Read a session file line by line into a header and plain entry dicts, never writing to it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.errors import NotASession, SessionNotFound
+from sitegen.session.entries import Entry, Header, is_header
+
+__all__ = ["HEADER_PREFIX_BYTES", "RawSession", "load_raw", "read_header"]
+
+# The seed reads a 4096-byte prefix for metadata; the omp title slot (a padded line before the
+# header) pushes the header further down, so we read a little more.
+HEADER_PREFIX_BYTES = 8192
+
+
+@dataclass(slots=True)
+class RawSession:
+    """A session file as written: header, entries in file order, and what could not be read."""
+
+    path: Path
+    header: Header
+    entries: list[Entry]
+    title_slot: dict[str, Any] | None = None
+    malformed_lines: int = 0
+    truncated_tail: bool = False
+    # Lines kept verbatim so a rewrite (migrate --write) never loses bytes it could not parse:
+    # (index of the entry the line came before, raw line).
+    unparsed: list[tuple[int, bytes]] = field(default_factory=list)
+    size: int = 0
+    mtime_ns: int = 0
+
+
+def _parse(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def load_raw(path: str | os.PathLike[str]) -> RawSession:
+    """Load a session file; raise SessionNotFound or NotASession, skip and count bad lines."""
+    file_path = Path(path)
+    try:
+        handle = open(file_path, "rb")  # noqa: SIM115 - closed below, stat taken from the open handle
+    except FileNotFoundError:
+        raise SessionNotFound(f"File not found: {file_path}") from None
+    except IsADirectoryError:
+        raise NotASession(f"Not a session file: {file_path} is a directory") from None
+    except PermissionError:
+        raise NotASession(f"Cannot read {file_path}: permission denied") from None
+    with handle:
+        stat = os.fstat(handle.fileno())
+        header: Header | None = None
+        title_slot: dict[str, Any] | None = None
+        entries: list[Entry] = []
+        append = entries.append
+        unparsed: list[tuple[int, bytes]] = []
+        malformed = 0
+        truncated = False
+        loads = orjson.loads
+        decode_error = orjson.JSONDecodeError
+        for line in handle:
+            if header is not None:
+                # Hot loop: most lines are well-formed entries.
+                try:
+                    record = loads(line)
+                except decode_error:
+                    record = None
+                if type(record) is dict:
+                    append(record)
+                    continue
+                if not line.strip():
+                    continue
+                if not line.endswith(b"\n"):
+                    truncated = True  # an agent is writing this line right now
+                else:
+                    malformed += 1
+                unparsed.append((len(entries), line))
+                continue
+            if not line.strip():
+                continue
+            record = _parse(line)
+            if record is None or not isinstance(record, dict):
+                if not line.endswith(b"\n"):
+                    truncated = True
+                else:
+                    malformed += 1
+                unparsed.append((0, line))
+                continue
+            if title_slot is None and record.get("type") == "title":
+                title_slot = record
+                continue
+            if not is_header(record):
+                raise NotASession(f"Not a session file: {file_path} (first record is not a session header)")
+            header = record
+    if header is None:
+        raise NotASession(f"Not a session file: {file_path} (no session header)")
+    return RawSession(
+        path=file_path,
+        header=header,
+        entries=entries,
+        title_slot=title_slot,
+        malformed_lines=malformed,
+        truncated_tail=truncated,
+        unparsed=unparsed,
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
+    )
+
+
+def read_header(path: str | os.PathLike[str]) -> tuple[Header, dict[str, Any] | None] | None:
+    """Header and title slot from the file's first bytes only; None when it is not a session."""
+    try:
+        with open(path, "rb") as handle:
+            prefix = handle.read(HEADER_PREFIX_BYTES)
+    except OSError:
+        return None
+    title_slot: dict[str, Any] | None = None
+    for line in prefix.split(b"\n"):
+        if not line.strip():
+            continue
+        record = _parse(line)
+        if not isinstance(record, dict):
+            # Malformed or cut off by the prefix: the seed's lenient parser skips such lines.
+            continue
+        if title_slot is None and record.get("type") == "title":
+            title_slot = record
+            continue
+        return (record, title_slot) if is_header(record) else None
+    if len(prefix) < HEADER_PREFIX_BYTES:
+        return None
+    return _read_header_lines(path)
+
+
+def _read_header_lines(path: str | os.PathLike[str]) -> tuple[Header, dict[str, Any] | None] | None:
+    """Slow path for a header line longer than the prefix: read whole lines until the header."""
+    title_slot: dict[str, Any] | None = None
+    with open(path, "rb") as handle:
+        for line in handle:
+            record = _parse(line) if line.strip() else None
+            if not isinstance(record, dict):
+                continue
+            if title_slot is None and record.get("type") == "title":
+                title_slot = record
+                continue
+            return (record, title_slot) if is_header(record) else None
+    return None

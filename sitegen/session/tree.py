@@ -1,0 +1,137 @@
+"""The entry tree: id/parentId links, children by time, labels, paths and leaves, all walked iteratively."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sitegen.session.entries import Entry, entry_time_ms
+
+__all__ = ["SessionTree"]
+
+
+@dataclass(slots=True)
+class SessionTree:
+    """Index over entries in file order; broken links (orphans, cycles) become extra roots."""
+
+    entries: list[Entry]
+    by_id: dict[str, Entry]
+    order: dict[str, int]
+    parent: dict[str, str | None]
+    children: dict[str, list[str]]
+    roots: list[str]
+    labels: dict[str, str]
+
+    @classmethod
+    def build(cls, entries: Sequence[Entry]) -> SessionTree:
+        listed = [e for e in entries if isinstance(e.get("id"), str)]
+        by_id: dict[str, Entry] = {}
+        order: dict[str, int] = {}
+        for index, entry in enumerate(listed):
+            # A duplicated id keeps its first entry: later copies cannot be addressed.
+            if entry["id"] not in by_id:
+                by_id[entry["id"]] = entry
+                order[entry["id"]] = index
+        parent: dict[str, str | None] = {}
+        for entry_id, entry in by_id.items():
+            parent_id = entry.get("parentId")
+            parent[entry_id] = parent_id if isinstance(parent_id, str) and parent_id in by_id else None
+        _break_cycles(parent, order)
+        children: dict[str, list[str]] = {entry_id: [] for entry_id in by_id}
+        roots: list[str] = []
+        for entry_id in by_id:
+            parent_id = parent[entry_id]
+            (children[parent_id] if parent_id is not None else roots).append(entry_id)
+
+        def sort_key(entry_id: str) -> tuple[int, int]:
+            ms = entry_time_ms(by_id[entry_id])
+            return (ms if ms is not None else 0, order[entry_id])
+
+        for kids in children.values():
+            if len(kids) > 1:
+                kids.sort(key=sort_key)
+        roots.sort(key=sort_key)
+        return cls(
+            entries=list(entries),
+            by_id=by_id,
+            order=order,
+            parent=parent,
+            children=children,
+            roots=roots,
+            labels=_labels(listed),
+        )
+
+    @property
+    def default_leaf(self) -> str | None:
+        """The last entry in file order, as the agents resume."""
+        for entry in reversed(self.entries):
+            entry_id = entry.get("id")
+            if isinstance(entry_id, str) and entry_id in self.by_id:
+                return entry_id
+        return None
+
+    def path_to(self, leaf_id: str | None) -> list[str]:
+        """Ids from the root down to leaf_id (empty if unknown)."""
+        path: list[str] = []
+        current = leaf_id if leaf_id in self.by_id else None
+        while current is not None:
+            path.append(current)
+            current = self.parent[current]
+        path.reverse()
+        return path
+
+    def newest_leaf_below(self, entry_id: str) -> str:
+        """Follow the newest (last) child at each level, as the agents' tree view does."""
+        current = entry_id
+        while self.children.get(current):
+            current = self.children[current][-1]
+        return current
+
+    def leaves(self) -> list[str]:
+        return [entry_id for entry_id, kids in self.children.items() if not kids]
+
+    def depth_first(self) -> list[tuple[str, int]]:
+        """Every entry once with its depth, children in time order; a stack, not recursion."""
+        result: list[tuple[str, int]] = []
+        stack = [(root, 0) for root in reversed(self.roots)]
+        while stack:
+            entry_id, depth = stack.pop()
+            result.append((entry_id, depth))
+            stack.extend((kid, depth + 1) for kid in reversed(self.children[entry_id]))
+        return result
+
+
+def _break_cycles(parent: dict[str, str | None], order: dict[str, int]) -> None:
+    """Cut each parent cycle at its earliest entry in file order, which becomes a root."""
+    state: dict[str, int] = {}  # 1 = on the current walk, 2 = known to reach a root
+    for start in parent:
+        if start in state:
+            continue
+        walk: list[str] = []
+        current: str | None = start
+        while current is not None and current not in state:
+            state[current] = 1
+            walk.append(current)
+            current = parent[current]
+        if current is not None and state[current] == 1:
+            cycle = walk[walk.index(current) :]
+            parent[min(cycle, key=order.__getitem__)] = None
+        for entry_id in walk:
+            state[entry_id] = 2
+
+
+def _labels(entries: Sequence[Entry]) -> dict[str, str]:
+    """Label per target: the last label entry wins; an empty or missing label clears it."""
+    labels: dict[str, str] = {}
+    for entry in entries:
+        if entry.get("type") != "label":
+            continue
+        target = entry.get("targetId")
+        if not isinstance(target, str):
+            continue
+        label = entry.get("label")
+        if isinstance(label, str) and label.strip():
+            labels[target] = label
+        else:
+            labels.pop(target, None)
+    return labels
