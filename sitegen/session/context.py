@@ -80,7 +80,7 @@ def _context_message(entry: Entry) -> dict[str, Any] | None:
 
 def build_session_context(
     entries: list[Entry],
-    leaf_id: str | None | _LastEntry = LAST_ENTRY,
+    leaf_id: str | _LastEntry | None = LAST_ENTRY,
     by_id: dict[str, Entry] | None = None,
 ) -> SessionContext:
     """Walk root -> leaf and derive messages and runtime state (seed 000, buildSessionContext)."""

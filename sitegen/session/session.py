@@ -25,6 +25,7 @@ class Session:
     migration: MigrationReport
     tree: SessionTree
     blobs: BlobStore
+    by_id: dict[str, Entry]
 
     @property
     def path(self) -> Path:
@@ -87,4 +88,9 @@ def open_session(
     store = BlobStore(store_dirs_for_session(raw.path, default_agent_dirs))
     if rehydrate:
         rehydrate_entries(raw.entries, store)
-    return Session(raw=raw, migration=report, tree=SessionTree.build(raw.entries), blobs=store)
+    by_id: dict[str, Entry] = {}
+    for entry in raw.entries:
+        entry_id = entry.get("id")
+        if isinstance(entry_id, str):
+            by_id.setdefault(entry_id, entry)
+    return Session(raw=raw, migration=report, tree=SessionTree.build(raw.entries), blobs=store, by_id=by_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sitegen.session.entries import Entry, entry_time_ms
@@ -12,10 +12,9 @@ __all__ = ["SessionTree"]
 
 @dataclass(slots=True)
 class SessionTree:
-    """Index over entries in file order; broken links (orphans, cycles) become extra roots."""
+    """Links between entry ids in file order; broken links (orphans, cycles) become extra roots."""
 
-    entries: list[Entry]
-    by_id: dict[str, Entry]
+    ids: list[str]
     order: dict[str, int]
     parent: dict[str, str | None]
     children: dict[str, list[str]]
@@ -24,56 +23,57 @@ class SessionTree:
 
     @classmethod
     def build(cls, entries: Sequence[Entry]) -> SessionTree:
-        listed = [e for e in entries if isinstance(e.get("id"), str)]
-        by_id: dict[str, Entry] = {}
+        """Index pi-family entry dicts (id, parentId, timestamp, label entries)."""
+        links = [
+            (e["id"], e.get("parentId"), entry_time_ms(e)) for e in entries if isinstance(e.get("id"), str)
+        ]
+        return cls.from_links(links, _labels(entries))
+
+    @classmethod
+    def from_links(
+        cls, links: Iterable[tuple[str, object, int | None]], labels: dict[str, str] | None = None
+    ) -> SessionTree:
+        """Index (id, parent id, epoch ms) triples given in file order."""
+        ids: list[str] = []
         order: dict[str, int] = {}
-        for index, entry in enumerate(listed):
+        raw_parent: dict[str, object] = {}
+        times: dict[str, int] = {}
+        for entry_id, parent_id, ms in links:
             # A duplicated id keeps its first entry: later copies cannot be addressed.
-            if entry["id"] not in by_id:
-                by_id[entry["id"]] = entry
-                order[entry["id"]] = index
-        parent: dict[str, str | None] = {}
-        for entry_id, entry in by_id.items():
-            parent_id = entry.get("parentId")
-            parent[entry_id] = parent_id if isinstance(parent_id, str) and parent_id in by_id else None
+            if entry_id in order:
+                continue
+            order[entry_id] = len(ids)
+            ids.append(entry_id)
+            raw_parent[entry_id] = parent_id
+            times[entry_id] = ms if ms is not None else 0
+        parent: dict[str, str | None] = {
+            entry_id: p if isinstance(p, str) and p in order else None for entry_id, p in raw_parent.items()
+        }
         _break_cycles(parent, order)
-        children: dict[str, list[str]] = {entry_id: [] for entry_id in by_id}
+        children: dict[str, list[str]] = {entry_id: [] for entry_id in ids}
         roots: list[str] = []
-        for entry_id in by_id:
+        for entry_id in ids:
             parent_id = parent[entry_id]
             (children[parent_id] if parent_id is not None else roots).append(entry_id)
 
         def sort_key(entry_id: str) -> tuple[int, int]:
-            ms = entry_time_ms(by_id[entry_id])
-            return (ms if ms is not None else 0, order[entry_id])
+            return (times[entry_id], order[entry_id])
 
         for kids in children.values():
             if len(kids) > 1:
                 kids.sort(key=sort_key)
         roots.sort(key=sort_key)
-        return cls(
-            entries=list(entries),
-            by_id=by_id,
-            order=order,
-            parent=parent,
-            children=children,
-            roots=roots,
-            labels=_labels(listed),
-        )
+        return cls(ids=ids, order=order, parent=parent, children=children, roots=roots, labels=labels or {})
 
     @property
     def default_leaf(self) -> str | None:
         """The last entry in file order, as the agents resume."""
-        for entry in reversed(self.entries):
-            entry_id = entry.get("id")
-            if isinstance(entry_id, str) and entry_id in self.by_id:
-                return entry_id
-        return None
+        return self.ids[-1] if self.ids else None
 
     def path_to(self, leaf_id: str | None) -> list[str]:
         """Ids from the root down to leaf_id (empty if unknown)."""
         path: list[str] = []
-        current = leaf_id if leaf_id in self.by_id else None
+        current = leaf_id if leaf_id in self.order else None
         while current is not None:
             path.append(current)
             current = self.parent[current]

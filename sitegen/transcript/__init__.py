@@ -1,0 +1,1 @@
+"""The neutral transcript model and the loaders that produce it."""

@@ -1,0 +1,269 @@
+"""Turn a loaded pi-family session into the neutral transcript model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from sitegen.session.blobs import is_blob_ref
+from sitegen.session.context import model_of_change
+from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms
+from sitegen.session.migrate import header_version
+from sitegen.session.session import Session
+from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage
+
+__all__ = ["parts_of", "transcript_from_session", "usage_of"]
+
+_EXECUTION_ROLES = {"bashExecution": "bash", "pythonExecution": "python", "jsExecution": "js"}
+_MARKER_TYPES = {
+    "model_change": "model_change",
+    "thinking_level_change": "thinking_change",
+    "mode_change": "mode_change",
+    "ttsr_injection": "rule_injection",
+    "label": "label",
+    "session_init": "session_init",
+    "session_info": "title",
+    "title_change": "title",
+    "custom": "custom",
+    "service_tier_change": "notice",
+    "credential_pin": "notice",
+    "reset_boundary": "notice",
+    "model_usage": "notice",
+    "context_edit": "notice",
+}
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _number(value: object) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def usage_of(raw: object) -> Usage | None:
+    """pi's usage dict ({input, output, cacheRead, cacheWrite, cost: {total}}) as Usage."""
+    if not isinstance(raw, dict):
+        return None
+    cost = raw.get("cost")
+    total = cost.get("total") if isinstance(cost, dict) else cost
+    return Usage(
+        input=_number(raw.get("input")),
+        output=_number(raw.get("output")),
+        cache_read=_number(raw.get("cacheRead")),
+        cache_write=_number(raw.get("cacheWrite")),
+        cost=float(total) if isinstance(total, int | float) and not isinstance(total, bool) else 0.0,
+    )
+
+
+def parts_of(content: object) -> list[Part]:
+    """Message content (a string or a block list) as parts; unknown blocks become JSON text."""
+    if isinstance(content, str):
+        return [Part("text", text=content)]
+    if not isinstance(content, list):
+        return [] if content is None else [Part("other", text=_json_text(content))]
+    parts: list[Part] = []
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(Part("other", text=_json_text(block)))
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(Part("text", text=str(block.get("text") or "")))
+        elif kind == "thinking":
+            parts.append(Part("thinking", text=str(block.get("thinking") or "")))
+        elif kind == "image":
+            data = block.get("data")
+            parts.append(
+                Part(
+                    "image",
+                    mime=str(block.get("mimeType") or "image/png"),
+                    data=data if isinstance(data, str) else "",
+                )
+            )
+        elif kind == "toolCall":
+            call = ToolCall(
+                id=str(block.get("id") or ""),
+                name=str(block.get("name") or "tool"),
+                arguments=block.get("arguments"),
+            )
+            parts.append(Part("tool_call", call=call))
+        elif "image_url" in block:
+            url = block["image_url"]
+            url = url.get("url") if isinstance(url, dict) else url
+            if isinstance(url, str) and url.startswith("data:image/") and ";base64," in url:
+                mime, _, data = url[5:].partition(";base64,")
+                parts.append(Part("image", mime=mime, data=data))
+            elif is_blob_ref(url):
+                parts.append(Part("image", mime="image/png", data=str(url)))
+            else:
+                parts.append(Part("other", text=_json_text(block)))
+        else:
+            parts.append(Part("other", text=_json_text(block)))
+    return parts
+
+
+def _message_node(node: Node, message: dict[str, Any]) -> None:
+    role = str(message.get("role") or "")
+    node.role = role
+    node.parts = parts_of(message.get("content"))
+    if role == "user" or role == "developer":
+        node.kind = "user" if role == "user" else "custom_message"
+        if role == "developer":
+            node.meta["customType"] = "developer"
+    elif role == "assistant":
+        node.kind = "assistant"
+        provider, model = message.get("provider"), message.get("model")
+        if isinstance(model, str) and model:
+            node.model = f"{provider}/{model}" if isinstance(provider, str) and provider else model
+        node.usage = usage_of(message.get("usage"))
+        for key in ("stopReason", "errorMessage", "api"):
+            if message.get(key) is not None:
+                node.meta[key] = message[key]
+    elif role == "toolResult":
+        node.kind = "tool_result"
+        details = message.get("details")
+        node.result = ToolResult(
+            node_id=node.id,
+            call_id=str(message.get("toolCallId") or ""),
+            tool_name=str(message.get("toolName") or ""),
+            parts=node.parts,
+            is_error=bool(message.get("isError")),
+            details=details if isinstance(details, dict) else {},
+        )
+    elif role in _EXECUTION_ROLES:
+        node.kind = "execution"
+        node.meta["language"] = _EXECUTION_ROLES[role]
+        for key in ("command", "code", "output", "exitCode", "cancelled", "truncated", "fullOutputPath"):
+            if key in message:
+                node.meta[key] = message[key]
+        node.hidden = bool(message.get("excludeFromContext"))
+        node.meta["excludeFromContext"] = node.hidden
+    elif role in ("custom", "hookMessage", "fileMention"):
+        node.kind = "custom_message"
+        node.meta["customType"] = message.get("customType") or role
+        node.hidden = message.get("display") is False
+    elif role in ("branchSummary", "compactionSummary"):
+        node.kind = "branch_summary" if role == "branchSummary" else "compaction"
+        node.meta["summary"] = message.get("summary")
+        node.meta["tokensBefore"] = message.get("tokensBefore")
+    else:
+        node.kind = "unknown"
+        node.meta["raw"] = _json_text(message)
+
+
+def node_of_entry(entry: Entry, index: int) -> Node:
+    """One entry as a node; anything unrecognised becomes an "unknown" node carrying its JSON."""
+    kind = entry.get("type")
+    parent = entry.get("parentId")
+    node = Node(
+        id=entry["id"],
+        parent_id=parent if isinstance(parent, str) else None,
+        index=index,
+        time_ms=entry_time_ms(entry),
+        kind="unknown",
+    )
+    node.meta["entryType"] = kind
+    if kind == "message" and isinstance(entry.get("message"), dict):
+        _message_node(node, entry["message"])
+    elif kind == "custom_message":
+        node.kind = "custom_message"
+        node.parts = parts_of(entry.get("content"))
+        node.hidden = entry.get("display") is False
+        node.meta["customType"] = entry.get("customType")
+        node.meta["details"] = entry.get("details")
+    elif kind == "compaction":
+        node.kind = "compaction"
+        for key in (
+            "summary",
+            "shortSummary",
+            "tokensBefore",
+            "firstKeptEntryId",
+            "details",
+            "fromExtension",
+        ):
+            if key in entry:
+                node.meta[key] = entry[key]
+    elif kind == "branch_summary":
+        node.kind = "branch_summary"
+        for key in ("summary", "fromId", "details", "fromExtension"):
+            if key in entry:
+                node.meta[key] = entry[key]
+    elif kind in _MARKER_TYPES:
+        node.kind = _MARKER_TYPES[kind]
+        if kind == "model_change":
+            node.model = model_of_change(entry) or ""
+            node.meta["role"] = entry.get("role") or "default"
+        node.meta["raw"] = _json_text(entry)
+        for key in (
+            "thinkingLevel",
+            "mode",
+            "data",
+            "injectedRules",
+            "targetId",
+            "label",
+            "customType",
+            "name",
+            "title",
+            "systemPrompt",
+            "task",
+            "tools",
+            "outputSchema",
+        ):
+            if key in entry:
+                node.meta[key] = entry[key]
+    else:
+        node.meta["raw"] = _json_text(entry)
+    return node
+
+
+def transcript_from_session(session: Session) -> Transcript:
+    """Build the transcript: one node per entry, tool results paired to calls by id."""
+    nodes: list[Node] = []
+    calls: dict[str, ToolCall] = {}
+    system_prompt: str | None = None
+    tools: list[Any] = []
+    for index, entry in enumerate(session.entries):
+        entry_id = entry.get("id")
+        if not isinstance(entry_id, str) or session.by_id.get(entry_id) is not entry:  # no id, or a duplicate
+            continue
+        node = node_of_entry(entry, index)
+        nodes.append(node)
+        for call in node.tool_calls:
+            if call.id:
+                calls[call.id] = call
+        if node.kind == "session_init":
+            prompt = node.meta.get("systemPrompt")
+            system_prompt = prompt if isinstance(prompt, str) else system_prompt
+            listed = node.meta.get("tools")
+            tools = listed if isinstance(listed, list) else tools
+    for node in nodes:
+        if node.result is not None and node.result.call_id in calls:
+            calls[node.result.call_id].result = node.result
+    header = session.header
+    times = [n.time_ms for n in nodes if n.time_ms is not None]
+    created = iso_to_ms(header.get("timestamp"))
+    parent_session = header.get("parentSession") or header.get("branchedFrom")
+    path = session.path
+    return Transcript(
+        family="pi",
+        source_path=path,
+        session_id=session.id,
+        cwd=session.cwd,
+        title=session.title,
+        created_ms=created if created is not None else (min(times) if times else None),
+        modified_ms=max(times) if times else created,
+        nodes=nodes,
+        tree=session.tree,
+        parent_session=parent_session if isinstance(parent_session, str) else None,
+        version=header_version(header),
+        system_prompt=system_prompt,
+        tools=tools,
+        artifacts_dir=path.with_suffix("") if path.suffix == ".jsonl" else None,
+        malformed_lines=session.raw.malformed_lines,
+        truncated_tail=session.raw.truncated_tail,
+    )

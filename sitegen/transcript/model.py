@@ -1,0 +1,199 @@
+"""The neutral transcript model both loaders produce and every renderer consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitegen.session.tree import SessionTree
+
+__all__ = [
+    "NODE_KINDS",
+    "Node",
+    "Part",
+    "ToolCall",
+    "ToolResult",
+    "Totals",
+    "Transcript",
+    "Usage",
+]
+
+# What a node can be. Renderers switch on these, never on the agent that wrote the session.
+NODE_KINDS = frozenset(
+    {
+        "user",  # a user message (text, images)
+        "assistant",  # model output: text, thinking, tool calls (results paired in)
+        "tool_result",  # a tool's result; rendered inside its call when paired
+        "execution",  # bashExecution / pythonExecution / jsExecution run by the user
+        "custom_message",  # extension message that reaches the model (hidden when display is false)
+        "branch_summary",  # summary of an abandoned branch
+        "compaction",  # summary replacing older context; meta has firstKeptEntryId
+        "model_change",  # slim marker
+        "thinking_change",  # slim marker
+        "mode_change",  # slim marker
+        "rule_injection",  # ttsr_injection: slim marker
+        "label",  # a label entry (the label itself is shown as a badge on its target)
+        "session_init",  # system prompt and tools
+        "title",  # session_info / title_change
+        "custom",  # extension state, shown only under the "all" filter
+        "notice",  # any other known marker-like entry (service tier, credential pin, ...)
+        "unknown",  # a type or role we do not know: a generic card with its JSON
+    }
+)
+
+
+@dataclass(slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.cost += other.cost
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """A tool's output; node_id is the entry that holds it."""
+
+    node_id: str
+    call_id: str
+    tool_name: str
+    parts: list[Part]
+    is_error: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    # Usually a dict; a string when the agent stored arguments it could not parse.
+    arguments: Any
+    result: ToolResult | None = None
+
+
+@dataclass(slots=True)
+class Part:
+    """One piece of content, in order: text, thinking, image, tool_call, or other (JSON text)."""
+
+    kind: str
+    text: str = ""
+    mime: str = ""
+    # Image base64, or the unresolved blob ref when the blob is missing.
+    data: str = ""
+    call: ToolCall | None = None
+
+
+@dataclass(slots=True)
+class Node:
+    """One entry of the session tree, reduced to what renderers need."""
+
+    id: str
+    parent_id: str | None
+    index: int
+    time_ms: int | None
+    kind: str
+    role: str = ""
+    parts: list[Part] = field(default_factory=list)
+    result: ToolResult | None = None
+    usage: Usage | None = None
+    model: str = ""
+    hidden: bool = False
+    # Kind-specific fields: summary, tokensBefore, firstKeptEntryId, thinkingLevel, mode, rules,
+    # customType, command, output, exitCode, stopReason, errorMessage, data, entryType, ...
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [part.call for part in self.parts if part.call is not None]
+
+
+@dataclass(slots=True)
+class Totals:
+    messages: int = 0
+    user_messages: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    models: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A whole session, any agent: nodes in file order, their tree, and the header facts."""
+
+    family: str  # "pi" (pi, omp, xcsh) or "odek"
+    source_path: Path
+    session_id: str
+    cwd: str
+    title: str | None
+    created_ms: int | None
+    modified_ms: int | None
+    nodes: list[Node]
+    tree: SessionTree
+    parent_session: str | None = None
+    version: int | None = None
+    system_prompt: str | None = None
+    tools: list[Any] = field(default_factory=list)
+    artifacts_dir: Path | None = None
+    malformed_lines: int = 0
+    truncated_tail: bool = False
+    # odek extras: recent turn summaries, user-turn count, and its own audit log (raw JSON).
+    buffer: list[str] = field(default_factory=list)
+    turns: int | None = None
+    audit: dict[str, Any] | None = None
+    by_id: dict[str, Node] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.by_id:
+            self.by_id = {node.id: node for node in self.nodes}
+
+    @property
+    def default_leaf(self) -> str | None:
+        return self.tree.default_leaf
+
+    def path_nodes(self, leaf_id: str | None = None) -> list[Node]:
+        leaf = leaf_id if leaf_id is not None else self.default_leaf
+        return [self.by_id[i] for i in self.tree.path_to(leaf)]
+
+    @property
+    def first_message(self) -> str:
+        for node in self.nodes:
+            if node.kind == "user":
+                text = "\n".join(p.text for p in node.parts if p.kind == "text").strip()
+                if text:
+                    return text
+        return ""
+
+    @property
+    def display_title(self) -> str:
+        title = self.title or self.first_message or self.session_id
+        return " ".join(title.split())[:200]
+
+    def totals(self, nodes: list[Node] | None = None) -> Totals:
+        """Counts, tokens and cost over the given nodes (default: every node in the file)."""
+        totals = Totals()
+        seen_models: dict[str, None] = {}
+        for node in self.nodes if nodes is None else nodes:
+            if node.kind in ("user", "assistant"):
+                totals.messages += 1
+                if node.kind == "user":
+                    totals.user_messages += 1
+            totals.tool_calls += len(node.tool_calls)
+            if node.usage is not None:
+                totals.usage.add(node.usage)
+            if node.kind == "assistant" and node.model:
+                seen_models.setdefault(node.model, None)
+        totals.models = list(seen_models)
+        return totals

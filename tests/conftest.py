@@ -1,0 +1,47 @@
+"""Shared test fixtures: an isolated HOME, the real session files, and no browser windows."""
+
+from __future__ import annotations
+
+import webbrowser
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+REAL_FIXTURES = SHARED / "fixtures" / "real"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty HOME so no real agent dir is ever read or written."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for name in (
+        "PI_CODING_AGENT_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "SITEGEN_TERMINAL_ID",
+        "TERM_SESSION_ID",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record webbrowser.open calls instead of opening anything."""
+    opened: list[str] = []
+
+    def record(url: str, *args: object, **kwargs: object) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", record)
+    return opened
+
+
+@pytest.fixture
+def real_fixtures() -> Path:
+    """The folder of real session files from the agents' test suites; skip when ../shared is absent."""
+    if not REAL_FIXTURES.is_dir():
+        pytest.skip(f"real fixtures not found at {REAL_FIXTURES} (../shared is absent)")
+    return REAL_FIXTURES
