@@ -1,0 +1,75 @@
+"""Markdown to safe HTML: raw HTML off, a link/image scheme allow-list, fenced code highlighted."""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import Markup, escape
+
+from sitegen.render.highlight import Highlighter
+
+__all__ = ["MarkdownRenderer"]
+
+_LINK_SCHEMES = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
+# Images may only be data: URIs of raster types: anything else would be a request off the page.
+_IMAGE_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.IGNORECASE)
+# Past this size markdown is shown as preformatted text: parsing is linear, but a 5 MB
+# message is almost always a paste, not prose.
+MARKDOWN_LIMIT = 300_000
+
+
+class MarkdownRenderer:
+    """One configured markdown-it instance; code blocks go through the shared Highlighter."""
+
+    def __init__(self, highlighter: Highlighter) -> None:
+        self.highlighter = highlighter
+        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        md.enable(["table", "strikethrough"])
+        md.validateLink = self._validate_link  # type: ignore[method-assign]
+        md.options["highlight"] = self._highlight
+        md.add_render_rule("link_open", _render_link_open)
+        md.add_render_rule("image", _render_image)
+        self._md = md
+
+    @staticmethod
+    def _validate_link(url: str) -> bool:
+        url = url.strip()
+        return bool(_LINK_SCHEMES.match(url) or _IMAGE_DATA.match(url))
+
+    def _highlight(self, code: str, language: str, _attrs: str) -> str:
+        return str(self.highlighter.code(code, language.split()[0] if language else None))
+
+    def render(self, text: str) -> Markup:
+        if len(text) > MARKDOWN_LIMIT:
+            return Markup('<pre class="plain">') + escape(text) + Markup("</pre>")
+        return Markup(self._md.render(text))
+
+
+def _render_link_open(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    href = str(token.attrGet("href") or "")
+    if _IMAGE_DATA.match(href):
+        # A data: link would navigate to inline content: keep it as text.
+        token.attrSet("href", "#")
+    elif not href.startswith("#"):
+        token.attrSet("rel", "noopener noreferrer nofollow")
+        token.attrSet("target", "_blank")
+    return str(self.renderToken(tokens, idx, options, env))
+
+
+def _render_image(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    if not _IMAGE_DATA.match(src):
+        # An http(s) image would be fetched on open; show it as a plain link instead.
+        return f'<span class="md-image-link">[image: {escape(alt)}] {escape(src)}</span>'
+    return f'<img src="{escape(src)}" alt="{escape(alt)}" loading="lazy">'

@@ -1,0 +1,296 @@
+"""Render a transcript into one HTML page: header, branch tree, and every entry exactly once."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from sitegen import __version__
+from sitegen.render.attachments import AttachmentResolver
+from sitegen.render.highlight import Highlighter
+from sitegen.render.markdown import MarkdownRenderer
+from sitegen.render.text import fold_text, human_size
+from sitegen.render.tools import ToolView, build_tool_view, image_view
+from sitegen.resources import resource_dir
+from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
+
+__all__ = ["PageOptions", "PageRenderer", "asset_text"]
+
+SNIPPET_CHARS = 90
+# Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
+MAX_TREE_INDENT = 24
+
+
+@dataclass(slots=True)
+class PageOptions:
+    """How a page is assembled: inline assets for export, shared fingerprinted ones for the site."""
+
+    inline_assets: bool = True
+    # Site pages: asset name -> URL relative to the page (e.g. "../assets/page.1a2b3c.css").
+    asset_urls: dict[str, str] = field(default_factory=dict)
+    branch_only: bool = False
+    # Site navigation, all relative URLs.
+    home_url: str | None = None
+    project_url: str | None = None
+    search_url: str | None = None
+    related: list[tuple[str, str]] = field(default_factory=list)
+    # agent id -> URL of the subagent's own page (site); the export embeds transcripts instead.
+    subagent_urls: dict[str, str] = field(default_factory=dict)
+    parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one
+    # Applied to text read from artifacts and sidecars (redaction for share).
+    text_filter: Callable[[str], str] | None = None
+
+
+@dataclass(slots=True)
+class NavRow:
+    id: str
+    indent: int
+    kind: str
+    role: str
+    snippet: str
+    label: str | None
+    on_path: bool
+    leaf: bool
+    time: str
+
+
+@dataclass(slots=True)
+class EntryContext:
+    """Lookups the entry macros need, for the page itself or an embedded subagent (prefix set)."""
+
+    tool_view: Callable[[ToolCall], ToolView]
+    parents: dict[str, str | None]
+    on_path: set[str]
+    labels: dict[str, str]
+    kept_marks: dict[str, str]
+    prefix: str = ""
+    subagent_urls: dict[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def usage_attr(node: Node) -> str:
+        usage = node.usage
+        if usage is None:
+            return ""
+        return f"{usage.input} {usage.output} {usage.cache_read} {usage.cache_write} {usage.cost:.6f}"
+
+
+def paired_result_ids(transcript: Transcript) -> set[str]:
+    """Ids of tool-result nodes shown inside their call (so not again on their own)."""
+    return {
+        call.result.node_id
+        for node in transcript.nodes
+        for call in node.tool_calls
+        if call.result is not None
+    }
+
+
+def kept_marks(transcript: Transcript) -> dict[str, str]:
+    """firstKeptEntryId -> compaction id: where each compaction's kept context starts."""
+    return {
+        str(node.meta["firstKeptEntryId"]): node.id
+        for node in transcript.nodes
+        if node.kind == "compaction" and isinstance(node.meta.get("firstKeptEntryId"), str)
+    }
+
+
+def asset_text(name: str) -> str:
+    return (resource_dir("static") / name).read_text(encoding="utf-8")
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def format_time(ms: int | None) -> str:
+    if ms is None:
+        return ""
+    try:
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def format_tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    return f"{count:,}"
+
+
+def _snippet(node: Node, label: str | None) -> str:
+    text = ""
+    if node.kind in ("user", "assistant", "custom_message"):
+        text = " ".join(p.text for p in node.parts if p.kind == "text")
+        if not text and node.kind == "assistant":
+            calls = node.tool_calls
+            text = ", ".join(call.name for call in calls) if calls else "(no text)"
+    elif node.kind == "tool_result" and node.result is not None:
+        text = f"{node.result.tool_name} result"
+    elif node.kind == "execution":
+        text = f"$ {node.meta.get('command') or node.meta.get('code') or ''}"
+    elif node.kind in ("compaction", "branch_summary"):
+        text = str(node.meta.get("summary") or "")
+    elif node.kind == "model_change":
+        text = f"model → {node.model}"
+    elif node.kind == "thinking_change":
+        text = f"thinking → {node.meta.get('thinkingLevel')}"
+    elif node.kind == "mode_change":
+        text = f"mode → {node.meta.get('mode')}"
+    elif node.kind == "label":
+        text = f"label {node.meta.get('label') or '(cleared)'}"
+    elif node.kind == "title":
+        text = f"title → {node.meta.get('name') or node.meta.get('title') or ''}"
+    else:
+        text = str(node.meta.get("entryType") or node.kind)
+    text = " ".join(text.split())
+    return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
+
+
+class PageRenderer:
+    """Holds the template environment and the caches that may be shared across many pages."""
+
+    def __init__(self) -> None:
+        self.highlighter = Highlighter()
+        self.markdown = MarkdownRenderer(self.highlighter)
+        self.env = Environment(
+            loader=FileSystemLoader(str(resource_dir("templates"))),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals.update(
+            md=self.markdown.render,
+            fold=fold_text,
+            image=image_view,
+            fmt_time=format_time,
+            fmt_tokens=format_tokens,
+            human_size=human_size,
+            highlight=self.highlighter.code,
+        )
+        self._page = self.env.get_template("page.html.j2")
+        self._nested = self.env.get_template("nested.html.j2")
+
+    def render(self, transcript: Transcript, options: PageOptions | None = None) -> str:
+        options = options or PageOptions()
+        dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
+        resolver = AttachmentResolver(dirs, self, options.text_filter)
+        return self._render_page(transcript, options, resolver)
+
+    def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:
+        return build_tool_view(call, self.highlighter, resolver.attachments_for)
+
+    def render_nested(self, transcript: Transcript, resolver: AttachmentResolver, prefix: str) -> Markup:
+        """A subagent transcript's default path, embedded; its ids are prefixed to stay unique."""
+        paired = paired_result_ids(transcript)
+        nodes = [node for node in transcript.path_nodes() if node.id not in paired]
+        ctx = EntryContext(
+            tool_view=lambda call: self.tool_view(call, resolver),
+            parents=transcript.tree.parent,
+            on_path=set(),
+            labels=transcript.tree.labels,
+            kept_marks=kept_marks(transcript),
+            prefix=prefix,
+        )
+        return Markup(self._nested.render(t=transcript, nodes=nodes, ctx=ctx))
+
+    def _render_page(self, transcript: Transcript, options: PageOptions, resolver: AttachmentResolver) -> str:
+        tree = transcript.tree
+        leaf = transcript.default_leaf
+        path_ids = tree.path_to(leaf)
+        on_path = set(path_ids)
+        paired = paired_result_ids(transcript)
+        order = _display_order(transcript, path_ids if options.branch_only else None)
+        nodes = [transcript.by_id[entry_id] for entry_id, _ in order]
+        nav = [
+            NavRow(
+                id=entry_id,
+                indent=min(indent, MAX_TREE_INDENT),
+                kind=transcript.by_id[entry_id].kind,
+                role=transcript.by_id[entry_id].role,
+                snippet=_snippet(transcript.by_id[entry_id], tree.labels.get(entry_id)),
+                label=tree.labels.get(entry_id),
+                on_path=entry_id in on_path,
+                leaf=not tree.children.get(entry_id),
+                time=format_time(transcript.by_id[entry_id].time_ms),
+            )
+            for entry_id, indent in order
+        ]
+        file_totals = transcript.totals()
+        path_totals = transcript.totals([transcript.by_id[i] for i in path_ids])
+        css, js = asset_text("page.css"), asset_text("page.js")
+        inline = options.inline_assets
+        csp = _content_security_policy(css if inline else None, js if inline else None)
+        ctx = EntryContext(
+            tool_view=lambda call: self.tool_view(call, resolver),
+            parents=tree.parent,
+            on_path=on_path,
+            labels=tree.labels,
+            kept_marks=kept_marks(transcript),
+            subagent_urls=options.subagent_urls,
+        )
+        html = self._page.render(
+            t=transcript,
+            options=options,
+            nodes=nodes,
+            nav=nav,
+            paired=paired,
+            ctx=ctx,
+            leaf=leaf,
+            file_totals=file_totals,
+            path_totals=path_totals,
+            branch_count=sum(1 for kids in tree.children.values() if not kids),
+            css=Markup(css) if inline else None,
+            js=Markup(js) if inline else None,
+            csp=csp,
+            version=__version__,
+            totals_rows=_totals_rows,
+            audit_html=None,
+        )
+        return html
+
+
+def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
+    usage = totals.usage
+    return [
+        ("Messages", f"{totals.messages:,}"),
+        ("Tool calls", f"{totals.tool_calls:,}"),
+        ("Input tokens", format_tokens(usage.input)),
+        ("Output tokens", format_tokens(usage.output)),
+        ("Cache read", format_tokens(usage.cache_read)),
+        ("Cache write", format_tokens(usage.cache_write)),
+        ("Cost", f"${usage.cost:.4f}"),
+    ]
+
+
+def _display_order(transcript: Transcript, only: list[str] | None) -> list[tuple[str, int]]:
+    """Depth-first order (so every root-to-leaf path reads top to bottom), indenting at branch points."""
+    tree = transcript.tree
+    if only is not None:
+        return [(entry_id, 0) for entry_id in only]
+    result: list[tuple[str, int]] = []
+    stack = [(root, 1 if len(tree.roots) > 1 else 0) for root in reversed(tree.roots)]
+    while stack:
+        entry_id, indent = stack.pop()
+        result.append((entry_id, indent))
+        kids = tree.children[entry_id]
+        step = 1 if len(kids) > 1 else 0
+        stack.extend((kid, indent + step) for kid in reversed(kids))
+    return result
+
+
+def _content_security_policy(css: str | None, js: str | None) -> str:
+    """Only what the page carries: inline code by hash, images as data: URIs, nothing fetched."""
+    style = _csp_hash(css) if css is not None else "'self'"
+    script = _csp_hash(js) if js is not None else "'self'"
+    return (
+        f"default-src 'none'; img-src data:; style-src {style}; script-src {script}; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'"
+    )

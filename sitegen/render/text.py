@@ -1,0 +1,43 @@
+"""Long text made readable: a preview of the first lines with the rest folded, and a size label."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+__all__ = ["FOLD_AFTER_LINES", "PREVIEW_LINES", "Folded", "fold_text", "human_size"]
+
+# Output longer than FOLD_AFTER_LINES shows PREVIEW_LINES and folds the rest behind a control.
+FOLD_AFTER_LINES = 40
+PREVIEW_LINES = 24
+
+
+@dataclass(slots=True)
+class Folded:
+    head: Markup
+    rest: Markup | None
+    lines: int
+    rest_lines: int
+
+
+def fold_text(text: str, to_html: Callable[[str], Markup] = escape) -> Folded:
+    """Split text into a preview and a folded rest, each turned into HTML separately."""
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if lines <= FOLD_AFTER_LINES:
+        return Folded(head=to_html(text), rest=None, lines=lines, rest_lines=0)
+    cut = -1
+    for _ in range(PREVIEW_LINES):
+        cut = text.index("\n", cut + 1)
+    head, rest = text[: cut + 1], text[cut + 1 :]
+    return Folded(head=to_html(head), rest=to_html(rest), lines=lines, rest_lines=lines - PREVIEW_LINES)
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

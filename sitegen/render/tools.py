@@ -1,0 +1,231 @@
+"""Tool calls as views for the templates: bash, read, edit, write, task, and a generic fallback."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from markupsafe import Markup
+
+from sitegen.render.ansi import ansi_to_html
+from sitegen.render.highlight import Highlighter
+from sitegen.render.text import Folded, fold_text
+from sitegen.transcript.model import Part, ToolCall, ToolResult
+
+__all__ = ["DiffLine", "ImageView", "ToolView", "build_tool_view", "result_text"]
+
+_ARTIFACT_URL = re.compile(r"artifact://(\d+)")
+_AGENT_URL = re.compile(r"agent://([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*)")
+_IMAGE_MIME = re.compile(r"image/(?:png|jpeg|gif|webp)")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_EXIT_CODE = re.compile(r"(?:exit(?:ed with)? code|exit status)[:\s]+(-?\d+)", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class ImageView:
+    src: str | None  # a data: URI, or None when the image cannot be shown
+    mime: str
+    note: str = ""
+
+
+@dataclass(slots=True)
+class DiffLine:
+    kind: str  # "add", "del", "ctx" or "hunk"
+    text: str
+
+
+@dataclass(slots=True)
+class Attachment:
+    """Something a tool output refers to, inlined collapsed: an artifact or a subagent's output."""
+
+    label: str
+    body: Markup
+    size: int
+    # Rendered HTML of an embedded subagent transcript, when its sidecar exists.
+    transcript: Markup | None = None
+
+
+@dataclass(slots=True)
+class ToolView:
+    kind: str  # bash | read | edit | write | task | generic
+    name: str
+    call_id: str
+    summary: str  # one line: the command, the path, the task
+    result_id: str | None
+    status: str  # ok | error | pending
+    arguments: Markup | None = None  # generic: the arguments as highlighted JSON
+    language: str | None = None
+    input: Folded | None = None  # write: the content; task: the prompt
+    output: Folded | None = None
+    diff: list[DiffLine] = field(default_factory=list)
+    diff_stat: str = ""
+    exit_code: int | None = None
+    images: list[ImageView] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
+
+
+def image_view(part: Part) -> ImageView:
+    """A content image as a data: URI, only for raster types and well-formed base64."""
+    mime = part.mime.lower()
+    if part.data.startswith("blob:sha256:"):
+        return ImageView(src=None, mime=mime, note=f"missing blob {part.data[12:24]}…")
+    if not _IMAGE_MIME.fullmatch(mime):
+        return ImageView(src=None, mime=mime, note=f"image of type {mime} not shown")
+    if not _BASE64.fullmatch(part.data):
+        return ImageView(src=None, mime=mime, note="image data is not base64")
+    return ImageView(src=f"data:{mime};base64,{part.data}", mime=mime)
+
+
+def result_text(result: ToolResult | None) -> str:
+    if result is None:
+        return ""
+    return "\n".join(part.text for part in result.parts if part.kind in ("text", "other"))
+
+
+def _args(call: ToolCall) -> dict[str, Any]:
+    return call.arguments if isinstance(call.arguments, dict) else {}
+
+
+def _first_str(args: Mapping[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _stored_diff(diff: str) -> list[DiffLine]:
+    """pi's details.diff: lines prefixed '+', '-' or ' ' (then a line number)."""
+    lines: list[DiffLine] = []
+    for line in diff.splitlines():
+        if line.startswith("+"):
+            lines.append(DiffLine("add", line))
+        elif line.startswith("-"):
+            lines.append(DiffLine("del", line))
+        elif line.startswith("@@") or line.strip() == "...":
+            lines.append(DiffLine("hunk", line))
+        else:
+            lines.append(DiffLine("ctx", line))
+    return lines
+
+
+def _computed_diff(old: str, new: str, path: str) -> list[DiffLine]:
+    lines: list[DiffLine] = []
+    diff = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", n=3, lineterm=""
+    )
+    for line in diff:
+        if line.startswith(("---", "+++")):
+            continue
+        kind = "hunk" if line.startswith("@@") else {"+": "add", "-": "del"}.get(line[:1], "ctx")
+        lines.append(DiffLine(kind, line))
+    return lines
+
+
+def _diff_stat(lines: list[DiffLine]) -> str:
+    added = sum(1 for line in lines if line.kind == "add")
+    removed = sum(1 for line in lines if line.kind == "del")
+    return f"+{added} −{removed}"
+
+
+AttachmentFinder = Callable[[str], list[Attachment]]
+
+
+def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: AttachmentFinder) -> ToolView:
+    """Choose the renderer by tool name; unknown tools get the generic view."""
+    result = call.result
+    name = call.name
+    lowered = name.lower()
+    status = "pending" if result is None else ("error" if result.is_error else "ok")
+    args = _args(call)
+    text = result_text(result)
+    view = ToolView(
+        kind="generic",
+        name=name,
+        call_id=call.id,
+        summary="",
+        result_id=result.node_id if result is not None else None,
+        status=status,
+    )
+    if result is not None:
+        view.images = [image_view(part) for part in result.parts if part.kind == "image"]
+        details_images = result.details.get("images")
+        if isinstance(details_images, list):
+            for image in details_images:
+                if isinstance(image, dict) and isinstance(image.get("data"), str):
+                    part = Part("image", mime=str(image.get("mimeType") or "image/png"), data=image["data"])
+                    view.images.append(image_view(part))
+    if lowered in ("bash", "shell", "exec", "run_command", "execute_command"):
+        view.kind = "bash"
+        view.summary = _first_str(args, "command", "cmd")
+        view.output = fold_text(text, ansi_to_html)
+        exit_code = result.details.get("exitCode") if result is not None else None
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+            view.exit_code = exit_code
+        else:
+            match = _EXIT_CODE.search(text[-300:])
+            view.exit_code = int(match.group(1)) if match else (None if status != "ok" else 0)
+    elif lowered in ("read", "read_file", "view"):
+        view.kind = "read"
+        path = _first_str(args, "path", "file_path", "filePath")
+        extras = [f"{key} {args[key]}" for key in ("offset", "limit") if isinstance(args.get(key), int)]
+        view.summary = path + (f" ({', '.join(extras)})" if extras else "")
+        view.output = fold_text(text, lambda chunk: highlighter.file(chunk, path))
+    elif lowered in ("edit", "str_replace", "edit_file", "multiedit"):
+        view.kind = "edit"
+        path = _first_str(args, "path", "file_path", "filePath")
+        view.summary = path
+        stored = result.details.get("diff") if result is not None else None
+        if isinstance(stored, str) and stored.strip():
+            view.diff = _stored_diff(stored)
+        else:
+            old = _first_str(args, "oldText", "old_string", "old_str", "oldString")
+            new = _first_str(args, "newText", "new_string", "new_str", "newString")
+            if old or new:
+                view.diff = _computed_diff(old, new, path)
+        view.diff_stat = _diff_stat(view.diff) if view.diff else ""
+        view.output = fold_text(text)
+    elif lowered in ("write", "write_file", "create_file"):
+        view.kind = "write"
+        path = _first_str(args, "path", "file_path", "filePath")
+        view.summary = path
+        content = _first_str(args, "content", "text")
+        view.input = fold_text(content, lambda chunk: highlighter.file(chunk, path))
+        view.output = fold_text(text)
+    elif lowered in ("task", "subagent", "agent", "spawn_agent"):
+        view.kind = "task"
+        view.summary = _first_str(args, "description", "agent", "subagent_type", "name")
+        prompt = _first_str(args, "task", "prompt", "instructions")
+        if not prompt and isinstance(args.get("tasks"), list):
+            prompt = _json(args["tasks"])
+        view.input = fold_text(prompt) if prompt else None
+        view.arguments = None if prompt else highlighter.code(_json(call.arguments), "json")
+        view.output = fold_text(text)
+    else:
+        view.summary = ""
+        view.arguments = highlighter.code(_json(call.arguments), "json")
+        view.output = fold_text(text, ansi_to_html)
+    if text and ("artifact://" in text or "agent://" in text):
+        view.attachments = attachments(text)
+    return view
+
+
+def referenced_urls(text: str) -> list[str]:
+    """artifact:// and agent:// URLs named in a text, each once, in order."""
+    seen: dict[str, None] = {}
+    for match in _ARTIFACT_URL.finditer(text):
+        seen.setdefault(f"artifact://{match.group(1)}", None)
+    for match in _AGENT_URL.finditer(text):
+        seen.setdefault(f"agent://{match.group(1).split('/')[0]}", None)
+    return list(seen)
