@@ -1,0 +1,306 @@
+"""A session's artifacts folder: tool output logs, subagent outputs and transcripts, artifact:// and agent://."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from sitegen.errors import ArtifactError
+from sitegen.session.load import read_header
+
+__all__ = [
+    "Artifact",
+    "SubagentTranscript",
+    "artifacts_dir_for",
+    "list_artifacts",
+    "parse_query",
+    "resolve_internal_url",
+    "subagent_transcripts",
+]
+
+_ARTIFACT_NAME = re.compile(r"(\d+)\.([A-Za-z0-9_-]+)\.log")
+_IDENT = re.compile(r"[A-Za-z0-9_-]+")
+# Nested subagent folders deeper than this are not walked (and symlinked folders never are).
+_MAX_DEPTH = 8
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """A full tool output kept beside the session as <id>.<tool>.log."""
+
+    id: int
+    tool: str
+    path: Path
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentTranscript:
+    """A subagent's own session file in the artifacts folder, with its .md output when there is one."""
+
+    id: str  # the file stem: "Child" for Alpha/Child.jsonl
+    qualified_id: str  # dot-joined through its parents, the agent:// form: "Alpha.Child"
+    parent: str | None  # the parent's qualified id when the parent's transcript exists
+    path: Path
+    output: Path | None
+    depth: int  # 0 for a direct child of the session
+
+
+def artifacts_dir_for(session_path: str | os.PathLike[str]) -> Path:
+    """The folder named like the session file without .jsonl."""
+    path = Path(session_path)
+    return path.with_name(path.name[: -len(".jsonl")]) if path.name.endswith(".jsonl") else path
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+def list_artifacts(directory: str | os.PathLike[str]) -> list[Artifact]:
+    """The tool output logs in an artifacts folder, by numeric id; empty when the folder is missing."""
+    found: list[Artifact] = []
+    for entry in _entries(Path(directory)):
+        match = _ARTIFACT_NAME.fullmatch(entry.name)
+        if match is None or not entry.is_file():
+            continue
+        try:
+            size = entry.stat().st_size
+        except OSError:
+            continue
+        found.append(Artifact(id=int(match.group(1)), tool=match.group(2), path=Path(entry.path), size=size))
+    found.sort(key=lambda artifact: (artifact.id, artifact.tool))
+    return found
+
+
+def subagent_transcripts(directory: str | os.PathLike[str]) -> list[SubagentTranscript]:
+    """Subagent session files (<AgentId>.jsonl, nested as Alpha/Child.jsonl), parents before children."""
+    root = Path(directory)
+    found: list[SubagentTranscript] = []
+    _walk(root, root, (), None, found)
+    return found
+
+
+def _walk(
+    root: Path,
+    folder: Path,
+    chain: tuple[str, ...],
+    parent: str | None,
+    found: list[SubagentTranscript],
+) -> None:
+    if len(chain) > _MAX_DEPTH:
+        return
+    entries = _entries(folder)
+    folders = {e.name: e for e in entries if e.is_dir(follow_symlinks=False)}
+    for entry in entries:
+        if not entry.name.endswith(".jsonl") or not entry.is_file():
+            continue
+        path = Path(entry.path)
+        if read_header(path) is None:
+            continue
+        stem = entry.name[: -len(".jsonl")]
+        qualified = ".".join((*chain, stem))
+        found.append(
+            SubagentTranscript(
+                id=stem,
+                qualified_id=qualified,
+                parent=parent,
+                path=path,
+                output=_output_for(root, folder, stem, qualified),
+                depth=len(chain),
+            )
+        )
+        child_folder = folders.pop(stem, None)
+        if child_folder is not None:
+            _walk(root, Path(child_folder.path), (*chain, stem), qualified, found)
+    # Folders without a transcript of their own may still hold nested ones.
+    for name, entry in folders.items():
+        _walk(root, Path(entry.path), (*chain, name), None, found)
+
+
+def _output_for(root: Path, folder: Path, stem: str, qualified: str) -> Path | None:
+    # omp writes a nested output either beside the transcript or as a dotted id at the top.
+    for candidate in (folder / f"{stem}.md", root / f"{qualified}.md"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# artifact:// and agent://
+
+
+def resolve_internal_url(url: str, dirs: Sequence[Path]) -> str:
+    """The text an artifact:// or agent:// URL names, looked up in the given artifacts folders."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ArtifactError(f"Not an internal URL: {url}")
+    rest = rest.split("#", 1)[0]
+    location, _, query = rest.partition("?")
+    host, slash, path = location.partition("/")
+    if scheme == "artifact":
+        return _resolve_artifact(host, dirs)
+    if scheme == "agent":
+        return _resolve_agent(host, (slash + path) if slash else "", query, dirs)
+    raise ArtifactError(f"Unsupported internal URL scheme: {scheme}://")
+
+
+def _listing(folder: Path) -> list[str] | None:
+    try:
+        return sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise ArtifactError(f"Cannot read {folder}: {error.strerror}") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as error:
+        raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
+
+
+def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:
+    if not artifact_id:
+        raise ArtifactError("artifact:// URL requires a numeric ID: artifact://0")
+    if not artifact_id.isascii() or not artifact_id.isdigit():
+        raise ArtifactError(f"artifact:// ID must be numeric, got: {artifact_id}")
+    if not dirs:
+        raise ArtifactError("No session - artifacts unavailable")
+    any_dir = False
+    available: set[int] = set()
+    for folder in dirs:
+        names = _listing(folder)
+        if names is None:
+            continue
+        any_dir = True
+        for name in names:
+            match = _ARTIFACT_NAME.fullmatch(name)
+            if match is None:
+                continue
+            if match.group(1) == artifact_id:
+                path = folder / name
+                if path.is_dir():
+                    raise ArtifactError(f"Artifact {artifact_id} resolved to a directory, not a file")
+                return _read_text(path)
+            available.add(int(match.group(1)))
+    if not any_dir:
+        raise ArtifactError("No artifacts directory found")
+    listed = ", ".join(str(n) for n in sorted(available)) or "none"
+    raise ArtifactError(f"Artifact {artifact_id} not found. Available: {listed}")
+
+
+def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) -> str:
+    if not dirs:
+        raise ArtifactError("No session - agent outputs unavailable")
+    listings = [(folder, names) for folder in dirs if (names := _listing(folder)) is not None]
+    if not listings:
+        raise ArtifactError("No artifacts directory found")
+    if not output_id:
+        raise ArtifactError("agent:// URL requires an output ID: agent://<id>")
+    q_values = parse_qs(query, keep_blank_values=True).get("q", [])
+    q = q_values[0] if q_values else ""
+    by_path = path not in ("", "/")
+    if by_path and q:
+        raise ArtifactError("agent:// URL cannot combine path extraction with ?q=")
+    found = next((folder for folder, names in listings if f"{output_id}.md" in names), None)
+    if found is None:
+        ids = sorted({name[:-3] for _, names in listings for name in names if name.endswith(".md")})
+        raise ArtifactError(f"Not found: {output_id}. Available: {', '.join(ids) or 'none'}")
+    text = _read_text(found / f"{output_id}.md")
+    if not by_path and not q:
+        return text
+    value = _load_json(found, output_id, text)
+    tokens = _path_tokens(path) if by_path else parse_query(q)
+    result = _apply(value, tokens)
+    return "null" if result is _MISSING else json.dumps(result, indent=2, ensure_ascii=False)
+
+
+def _load_json(folder: Path, output_id: str, text: str) -> Any:
+    # Newer omp also writes the structured result as <id>.json beside the markdown; prefer it.
+    sidecar = folder / f"{output_id}.json"
+    if sidecar.is_file():
+        try:
+            return json.loads(_read_text(sidecar))
+        except ValueError:
+            pass  # a partly written sidecar: fall back to the .md
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise ArtifactError(f"Output {output_id} is not valid JSON: {error}") from None
+
+
+def _path_tokens(path: str) -> list[str | int]:
+    """agent://id/a/0/b: each segment percent-decoded; all-digit segments index lists."""
+    tokens: list[str | int] = []
+    for segment in path.split("/"):
+        if not segment:
+            continue
+        decoded = unquote(segment)
+        tokens.append(int(decoded) if decoded.isascii() and decoded.isdigit() else decoded)
+    return tokens
+
+
+def parse_query(query: str) -> list[str | int]:
+    """A jq-like path (.a.b[0]["odd key"]) as keys and list indexes; raises ArtifactError when malformed."""
+    text = query.strip()
+    if text.startswith("."):
+        text = text[1:]
+    tokens: list[str | int] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == ".":
+            i += 1
+            continue
+        if char == "[":
+            close = text.find("]", i + 1)
+            if close == -1:
+                raise ArtifactError(f"Invalid query: missing ] in {query}")
+            inner = text[i + 1 : close].strip()
+            if not inner:
+                raise ArtifactError(f"Invalid query: empty [] in {query}")
+            if len(inner) >= 2 and inner[0] in "\"'" and inner[-1] == inner[0]:
+                tokens.append(re.sub(r"\\([\"'\\])", r"\1", inner[1:-1]))
+            elif inner.isascii() and inner.isdigit():
+                tokens.append(int(inner))
+            else:
+                tokens.append(inner)
+            i = close + 1
+            continue
+        ident = _IDENT.match(text, i)
+        if ident is None:
+            raise ArtifactError(f"Invalid query: unexpected token '{char}' in {query}")
+        tokens.append(ident.group(0))
+        i = ident.end()
+    return tokens
+
+
+def _apply(value: Any, tokens: Sequence[str | int]) -> Any:
+    """Walk keys and indexes; a miss anywhere is _MISSING, which renders as null."""
+    current = value
+    for token in tokens:
+        if isinstance(token, int):
+            if not isinstance(current, list) or token >= len(current):
+                return _MISSING
+            current = current[token]
+        elif isinstance(current, dict):
+            if token not in current:
+                return _MISSING
+            current = current[token]
+        elif isinstance(current, list) and token.isascii() and token.isdigit() and int(token) < len(current):
+            current = current[int(token)]
+        else:
+            return _MISSING
+    return current
