@@ -30,7 +30,7 @@ class RawSession:
     malformed_lines: int = 0
     truncated_tail: bool = False
     # Lines kept verbatim so a rewrite (migrate --write) never loses bytes it could not parse:
-    # (index of the entry the line came before, raw line).
+    # (index of the entry the line came before, -1 for before the header; raw line).
     unparsed: list[tuple[int, bytes]] = field(default_factory=list)
     size: int = 0
     mtime_ns: int = 0
@@ -91,7 +91,7 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
                     truncated = True
                 else:
                     malformed += 1
-                unparsed.append((0, line))
+                unparsed.append((-1, line))  # before the header
                 continue
             if title_slot is None and record.get("type") == "title":
                 title_slot = record

@@ -1,0 +1,272 @@
+"""The sitegen command line: parse options, call one core function, report; errors become one line."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import webbrowser
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from sitegen.errors import SitegenError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="sitegen",
+    help="Turn coding-agent sessions (pi, omp, xcsh, odek) into HTML you can read, browse, search and share.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+AgentDirOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--agent-dir", help="An agent dir to read besides ~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent."
+    ),
+]
+SessionArgument = Annotated[
+    str | None,
+    typer.Argument(
+        help="A session file, or an id / file-name prefix. Default: this terminal's session, "
+        "else the most recent one of the current directory.",
+        show_default=False,
+    ),
+]
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    typer.echo(message, err=True)
+    return typer.Exit(code)
+
+
+def user_errors(command: F) -> F:
+    """Turn core errors into one line on stderr and exit 1; never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except SitegenError as error:
+            raise fail(str(error)) from None
+        except KeyboardInterrupt:
+            raise fail("Interrupted", 130) from None
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
+            raise fail(f"{error.strerror or error}{where}") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _dirs(extra: list[Path] | None) -> list[Path]:
+    from sitegen.session.discover import agent_dirs
+
+    return agent_dirs([p.expanduser() for p in extra or []])
+
+
+def _resolve(session: str | None, agent_dir: list[Path] | None) -> Path:
+    from sitegen.session.discover import resolve_session
+
+    return resolve_session(session, cwd=os.getcwd(), dirs=_dirs(agent_dir))
+
+
+def _open_in_browser(path_or_url: str) -> None:
+    url = path_or_url if "://" in path_or_url else Path(path_or_url).resolve().as_uri()
+    webbrowser.open(url)
+
+
+@app.command("ls")
+@user_errors
+def list_command(
+    all_projects: Annotated[
+        bool, typer.Option("--all", help="Every project, not just this directory.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """List sessions, newest first."""
+    import orjson
+
+    from sitegen.session.discover import list_all, list_sessions
+
+    dirs = _dirs(agent_dir)
+    infos = list_all(dirs) if all_projects else list_sessions(os.getcwd(), dirs)
+    if as_json:
+        sys.stdout.write(
+            orjson.dumps([i.to_json() for i in infos], option=orjson.OPT_INDENT_2).decode() + "\n"
+        )
+        return
+    if not infos:
+        typer.echo("No sessions found." + ("" if all_projects else " Try --all."))
+        return
+    from sitegen.render.page import format_time
+
+    for info in infos:
+        title = " ".join((info.title or info.first_message or "(no messages)").split())[:70]
+        where = f"  {info.cwd}" if all_projects else ""
+        typer.echo(
+            f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}"
+        )
+
+
+@app.command("context")
+@user_errors
+def context_command(
+    session: SessionArgument = None,
+    leaf: Annotated[str | None, typer.Option("--leaf", help="Entry id to rebuild the context at.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the context as one JSON object.")] = False,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """Show what the model saw at a leaf (default: the last entry)."""
+    import orjson
+
+    from sitegen.session.context import LAST_ENTRY, build_session_context
+    from sitegen.session.session import open_session
+
+    path = _resolve(session, agent_dir)
+    loaded = open_session(path, default_agent_dirs=_dirs(agent_dir))
+    if leaf is not None and leaf not in loaded.by_id:
+        raise fail(f"No entry {leaf!r} in {path}")
+    context = build_session_context(loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id)
+    if as_json:
+        data = orjson.dumps(context.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+        sys.stdout.write(data.decode() + "\n")
+        return
+    roles: dict[str, int] = {}
+    for message in context.messages:
+        role = str(message.get("role"))
+        roles[role] = roles.get(role, 0) + 1
+    typer.echo(f"Leaf: {context.leaf_id}")
+    typer.echo(f"Messages: {len(context.messages)} ({', '.join(f'{k} {v}' for k, v in roles.items())})")
+    typer.echo(f"Thinking level: {context.thinking_level}")
+    typer.echo(f"Models: {', '.join(f'{k}={v}' for k, v in context.models.items()) or 'none'}")
+    typer.echo(f"Mode: {context.mode}")
+    if context.injected_ttsr_rules:
+        typer.echo(f"Injected rules: {', '.join(context.injected_ttsr_rules)}")
+
+
+@app.command("migrate")
+@user_errors
+def migrate_command(
+    session: SessionArgument = None,
+    write: Annotated[
+        bool, typer.Option("--write", help="Rewrite the file (atomically) in the new format.")
+    ] = False,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """Report what migrating a session to the current format changes; --write applies it."""
+    from sitegen.session.rewrite import migrate_file
+
+    path = _resolve(session, agent_dir)
+    report = migrate_file(path, write=write)
+    if not report.changed:
+        typer.echo(f"{path}: already version {report.to_version}; nothing to migrate")
+        return
+    typer.echo(f"{path}: version {report.from_version} -> {report.to_version} ({', '.join(report.steps)})")
+    if report.ids_added:
+        typer.echo(f"  {report.ids_added} entries get an id and a parent id")
+    if report.compactions_relinked:
+        typer.echo(f"  {report.compactions_relinked} compactions: firstKeptEntryIndex -> firstKeptEntryId")
+    if report.hook_messages_renamed:
+        typer.echo(f"  {report.hook_messages_renamed} hookMessage roles renamed to custom")
+    typer.echo("Written." if write else "Nothing written; run with --write to rewrite the file.")
+
+
+@app.command("resolve")
+@user_errors
+def resolve_command(
+    url: Annotated[str, typer.Argument(help="An artifact://N or agent://ID[/path|?q=...] URL.")],
+    session: Annotated[
+        str | None, typer.Option("--session", help="The session whose artifacts to use.")
+    ] = None,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """Print the content an artifact:// or agent:// URL points at."""
+    from sitegen.session.artifacts import artifacts_dir_for, resolve_internal_url
+
+    path = _resolve(session, agent_dir)
+    content = resolve_internal_url(url, [artifacts_dir_for(path)])
+    sys.stdout.write(content if content.endswith("\n") else content + "\n")
+
+
+@app.command("dump")
+@user_errors
+def dump_command(
+    session: SessionArgument = None,
+    copy: Annotated[bool, typer.Option("--copy", help="Copy to the clipboard instead of printing.")] = False,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """Print the session as plain text: prompt, model, tools, messages, tool calls and results."""
+    from sitegen.session.dump import format_session_as_text
+    from sitegen.session.session import open_session
+
+    path = _resolve(session, agent_dir)
+    text = format_session_as_text(open_session(path, default_agent_dirs=_dirs(agent_dir)))
+    if not text:
+        typer.echo("No messages to dump yet")
+        return
+    if copy:
+        from sitegen.clipboard import copy_to_clipboard
+
+        copy_to_clipboard(text)
+        typer.echo(f"Copied {len(text):,} characters to the clipboard")
+        return
+    sys.stdout.write(text)
+
+
+@app.command("export")
+@user_errors
+def export_command(
+    session: SessionArgument = None,
+    output: Annotated[
+        Path | None, typer.Argument(help="Output file (default: <session file name>.html here).")
+    ] = None,
+    open_page: Annotated[bool, typer.Option("--open", help="Open the page in the browser.")] = False,
+    branch: Annotated[bool, typer.Option("--branch", help="Only the default branch (smaller page).")] = False,
+    redact: Annotated[bool, typer.Option("--redact", help="Replace secrets with [REDACTED:kind].")] = False,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """Write one self-contained HTML page for a session."""
+    from sitegen.render.export import export_html, load_transcript, write_page
+
+    path = _resolve(session, agent_dir)
+    transcript = load_transcript(path, _dirs(agent_dir))
+    text_filter, redactor = _redaction(redact)
+    html = export_html(transcript, branch_only=branch, text_filter=text_filter)
+    target = output if output is not None else Path.cwd() / f"{path.stem}.html"
+    write_page(html, target)
+    if redactor is not None:
+        _report_redactions(redactor)
+    typer.echo(f"Exported to: {target}")
+    if open_page:
+        _open_in_browser(str(target))
+
+
+def _redaction(enabled: bool) -> tuple[Callable[[str], str] | None, Any]:
+    if not enabled:
+        return None, None
+    from sitegen.redact import Redactor
+
+    redactor = Redactor()
+    return redactor.redact, redactor
+
+
+def _report_redactions(redactor: Any) -> None:
+    counts = redactor.counts
+    if not counts:
+        typer.echo("Redacted: nothing found")
+        return
+    typer.echo("Redacted: " + ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())))
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
