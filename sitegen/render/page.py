@@ -70,6 +70,7 @@ class EntryContext:
     labels: dict[str, str]
     kept_marks: dict[str, str]
     prefix: str = ""
+    system_prompt: str | None = None
     subagent_urls: dict[str, str] = field(default_factory=dict)
 
     @staticmethod
@@ -234,6 +235,7 @@ class PageRenderer:
             on_path=on_path,
             labels=tree.labels,
             kept_marks=kept_marks(transcript),
+            system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
         )
         html = self._page.render(

@@ -1,0 +1,146 @@
+"""Build small pi-family session files for tests, with exact ids and timestamps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+
+def iso(ms: int) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+class SessionBuilder:
+    """Appends entries with explicit parents; the clock advances one second per entry."""
+
+    def __init__(self, session_id: str = "sess-0001", cwd: str = "/work/demo", **header: Any) -> None:
+        self.header: dict[str, Any] = {
+            "type": "session",
+            "version": 3,
+            "id": session_id,
+            "timestamp": iso(BASE_MS),
+            "cwd": cwd,
+            **header,
+        }
+        self.entries: list[dict[str, Any]] = []
+        self.clock = BASE_MS
+        self.leaf: str | None = None
+
+    def add(self, kind: str, entry_id: str, parent: str | None | bool = True, **fields: Any) -> str:
+        """Append an entry; parent True means the current leaf."""
+        self.clock += 1000
+        parent_id = self.leaf if parent is True else parent
+        self.entries.append(
+            {"type": kind, "id": entry_id, "parentId": parent_id, "timestamp": iso(self.clock), **fields}
+        )
+        self.leaf = entry_id
+        return entry_id
+
+    def message(
+        self, entry_id: str, role: str, content: Any, parent: str | None | bool = True, **extra: Any
+    ) -> str:
+        message = {"role": role, "content": content, "timestamp": self.clock + 1000, **extra}
+        return self.add("message", entry_id, parent, message=message)
+
+    def user(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
+        return self.message(entry_id, "user", [{"type": "text", "text": text}], parent)
+
+    def assistant(
+        self, entry_id: str, blocks: list[dict[str, Any]], parent: str | None | bool = True, **extra: Any
+    ) -> str:
+        usage = {
+            "input": 100,
+            "output": 20,
+            "cacheRead": 1000,
+            "cacheWrite": 10,
+            "cost": {"total": 0.0125},
+        }
+        fields = {"provider": "anthropic", "model": "claude-test", "usage": usage, **extra}
+        return self.message(entry_id, "assistant", blocks, parent, **fields)
+
+    def tool_result(
+        self,
+        entry_id: str,
+        call_id: str,
+        tool: str,
+        text: str,
+        parent: str | None | bool = True,
+        **extra: Any,
+    ) -> str:
+        return self.message(
+            entry_id,
+            "toolResult",
+            [{"type": "text", "text": text}],
+            parent,
+            toolCallId=call_id,
+            toolName=tool,
+            isError=False,
+            **extra,
+        )
+
+    def write(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [orjson.dumps(self.header)] + [orjson.dumps(e) for e in self.entries]
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        return path
+
+
+def tool_call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def thinking(value: str) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": value}
+
+
+def branching_session() -> SessionBuilder:
+    """A session with two branches, a label, tools, thinking, a long output and a compaction."""
+    b = SessionBuilder()
+    b.add(
+        "session_init", "init0001", None, systemPrompt="You are ZZ_SYSTEM_PROMPT_ZZ.", tools=["read", "bash"]
+    )
+    b.add("model_change", "model001", model="anthropic/claude-test")
+    b.user("user0001", "Please list the files ZZ_FIRST_USER_ZZ")
+    b.assistant(
+        "asst0001",
+        [
+            thinking("I should run ls ZZ_THINKING_ZZ"),
+            text("Listing."),
+            tool_call("call0001", "bash", command="ls -la"),
+        ],
+    )
+    long_output = "\n".join(f"line {i} ZZ_LONG_{i}_ZZ" for i in range(120))
+    b.tool_result("tres0001", "call0001", "bash", long_output)
+    b.assistant("asst0002", [text("Done: **120 lines**. ZZ_BRANCH_A_ZZ")])
+    # Second branch from the first user message, newer.
+    b.assistant(
+        "asst0003",
+        [text("Reading instead."), tool_call("call0002", "read", path="src/app.py")],
+        parent="user0001",
+    )
+    b.tool_result("tres0002", "call0002", "read", "def main():\n    return 'ZZ_READ_ZZ'\n")
+    b.add("label", "label001", targetId="asst0003", label="ZZ_LABEL_ZZ")
+    b.add(
+        "compaction",
+        "comp0001",
+        summary="Summary ZZ_COMPACTION_ZZ",
+        firstKeptEntryId="asst0003",
+        tokensBefore=42000,
+    )
+    b.user("user0002", "Now edit it ZZ_BRANCH_B_ZZ")
+    b.assistant(
+        "asst0004",
+        [tool_call("call0003", "edit", path="src/app.py", oldText="return 1\n", newText="return 2\n")],
+    )
+    b.tool_result("tres0003", "call0003", "edit", "Edited.")
+    return b

@@ -1,0 +1,197 @@
+"""The session page: what it shows, snapshot of whole pages, determinism, scale."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from sessions import SessionBuilder, branching_session, text, tool_call
+
+from sitegen.render.export import export_html, load_transcript
+from sitegen.render.highlight import Highlighter
+from sitegen.render.page import PageRenderer
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("SITEGEN_UPDATE_SNAPSHOTS") == "1"
+
+
+def render(path: Path, **kwargs: object) -> str:
+    return export_html(load_transcript(path), **kwargs)  # type: ignore[arg-type]
+
+
+def normalise(html: str) -> str:
+    """Drop what changes with the stylesheet and script, so snapshots show the page structure."""
+    html = re.sub(r"<style>.*?</style>", "<style>/* page.css */</style>", html, flags=re.S)
+    html = re.sub(r"<script>.*?</script>", "<script>/* page.js */</script>", html, flags=re.S)
+    html = re.sub(r"'sha256-[A-Za-z0-9+/=]+'", "'sha256-HASH'", html)
+    return re.sub(r"sitegen \d+\.\d+\.\d+\S*", "sitegen VERSION", html)
+
+
+def check_snapshot(name: str, html: str) -> None:
+    target = SNAPSHOTS / f"{name}.html"
+    page = normalise(html)
+    if UPDATE or not target.exists():
+        target.write_text(page, encoding="utf-8")
+        if not UPDATE:
+            pytest.fail(f"snapshot {target.name} was missing and has been written; run again")
+    assert page == target.read_text(encoding="utf-8"), f"{target.name} differs (SITEGEN_UPDATE_SNAPSHOTS=1)"
+
+
+@pytest.fixture
+def branching(tmp_path: Path) -> Path:
+    return branching_session().write(tmp_path / "2026-01-01T00-00-00-000Z_sess-0001.jsonl")
+
+
+def test_snapshot_branching_session(branching: Path) -> None:
+    check_snapshot("branching", render(branching))
+
+
+def test_snapshot_branch_only(branching: Path) -> None:
+    check_snapshot("branching-branch-only", render(branching, branch_only=True))
+
+
+def test_every_entry_rendered_once_with_its_id(branching: Path) -> None:
+    html = render(branching)
+    transcript = load_transcript(branching)
+    for node in transcript.nodes:
+        assert html.count(f'id="entry-{node.id}"') == 1, node.id
+
+
+def test_default_path_visible_other_branch_marked_off_path(branching: Path) -> None:
+    html = render(branching)
+    # The last entry is on branch B: branch A's final answer is rendered but marked off-path.
+    assert re.search(r'<article id="entry-asst0002"[^>]*class="[^"]*off-path', html)
+    assert not re.search(r'<article id="entry-asst0004"[^>]*class="[^"]*off-path', html)
+    assert 'data-leaf="tres0003"' in html
+
+
+def test_tool_calls_paired_with_results(branching: Path) -> None:
+    html = render(branching)
+    # The result sits inside its call's card, not as a separate article.
+    card = html[html.index('data-call="call0002"') :]
+    card = card[: card.index("</section>")]
+    assert "ZZ_READ_ZZ" in card
+    assert 'id="entry-tres0002"' in card
+
+
+def test_long_output_folds_and_read_is_highlighted(branching: Path) -> None:
+    html = render(branching)
+    assert "Show 96 more lines" in html
+    assert "ZZ_LONG_119_ZZ" in html
+    # read of a .py file goes through the Python lexer: keywords get pygments classes.
+    assert '<span class="k">def</span>' in html
+
+
+def test_edit_shows_a_diff(branching: Path) -> None:
+    html = render(branching)
+    assert '<span class="d-del">-return 1</span>' in html
+    assert '<span class="d-add">+return 2</span>' in html
+
+
+def test_header_counts_and_totals(branching: Path) -> None:
+    html = render(branching)
+    assert "ZZ_SYSTEM_PROMPT_ZZ" in html
+    assert "anthropic/claude-test" in html
+    # 4 assistant messages in the file at $0.0125 each; 2 on the shown branch.
+    assert "$0.0500" in html and "$0.0250" in html
+    assert "Kept from" in html and "kept-mark" in html
+    assert 'class="badge label">ZZ_LABEL_ZZ' in html
+
+
+def test_output_is_deterministic(branching: Path) -> None:
+    assert render(branching) == render(branching)
+
+
+def test_page_is_self_contained(branching: Path) -> None:
+    html = render(branching)
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)
+    assert "<link" not in html
+    assert 'http-equiv="Content-Security-Policy"' in html
+    assert "unsafe-eval" not in html and "unsafe-inline" not in html
+
+
+def test_thirty_thousand_deep_chain_exports(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u0", "start")
+    for i in range(30_000):
+        b.add("thinking_level_change", f"t{i}", thinkingLevel="high" if i % 2 else "low")
+    b.assistant("a-last", [text("ZZ_DEEP_END_ZZ")])
+    path = b.write(tmp_path / "deep.jsonl")
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(400)
+    try:
+        html = render(path)
+    finally:
+        sys.setrecursionlimit(old)
+    assert "ZZ_DEEP_END_ZZ" in html
+    assert html.count('class="tree-row') == 30_002
+
+
+def test_images_inline_as_data_uris_and_bad_types_refused(tmp_path: Path) -> None:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\nZZ").decode()
+    b = SessionBuilder()
+    b.message(
+        "u1",
+        "user",
+        [
+            text("look"),
+            {"type": "image", "data": png, "mimeType": "image/png"},
+            {"type": "image", "data": png, "mimeType": "text/html"},
+        ],
+    )
+    html = render(b.write(tmp_path / "img.jsonl"))
+    assert f'src="data:image/png;base64,{png}"' in html
+    assert "image of type text/html not shown" in html
+
+
+def test_artifact_and_subagent_inlined(tmp_path: Path) -> None:
+    session_path = tmp_path / "s.jsonl"
+    artifacts = tmp_path / "s"
+    artifacts.mkdir()
+    (artifacts / "0.bash.log").write_text("full output ZZ_ARTIFACT_ZZ\n")
+    (artifacts / "Scout.md").write_text("# Findings\nZZ_AGENT_OUTPUT_ZZ\n")
+    sub = SessionBuilder(session_id="sub-1")
+    sub.user("su1", "scout the repo")
+    sub.assistant("sa1", [text("Scouted ZZ_SUBAGENT_ZZ")])
+    sub.write(artifacts / "Scout.jsonl")
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="make"), tool_call("c2", "task", task="scout")])
+    b.tool_result("r1", "c1", "bash", "tail...\n[full output: artifact://0]")
+    b.tool_result("r2", "c2", "task", "done, see agent://Scout")
+    html = render(b.write(session_path))
+    assert "ZZ_ARTIFACT_ZZ" in html
+    assert "ZZ_AGENT_OUTPUT_ZZ" in html
+    assert "ZZ_SUBAGENT_ZZ" in html
+    assert 'id="sub-Scout-sa1"' in html
+
+
+def test_ansi_colours_become_spans(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "run")
+    b.assistant("a1", [tool_call("c1", "bash", command="pytest")])
+    b.tool_result("r1", "c1", "bash", "\x1b[32mZZ_GREEN_ZZ\x1b[0m plain \x1b[2Kcleared")
+    html = render(b.write(tmp_path / "ansi.jsonl"))
+    assert '<span class="ansi-fg2">ZZ_GREEN_ZZ</span>' in html
+    assert "\x1b" not in html
+
+
+def test_highlighter_caches_by_content_and_never_guesses() -> None:
+    highlighter = Highlighter()
+    first = highlighter.code("def f():\n    pass\n", "python")
+    second = highlighter.code("def f():\n    pass\n", "python")
+    assert first == second and highlighter.hits == 1
+    assert highlighter.file("x = 1", "notes.unknownext") == "x = 1"
+    big = "x = 1\n" * 50_000
+    assert "<span" not in highlighter.code(big, "python")
+
+
+def test_renderer_can_be_reused_across_pages(branching: Path, tmp_path: Path) -> None:
+    renderer = PageRenderer()
+    a = export_html(load_transcript(branching), renderer=renderer)
+    b = export_html(load_transcript(branching), renderer=renderer)
+    assert a == b
