@@ -1,0 +1,1 @@
+"""The odek store: session files, their index and audit logs, and odek's tool-output framing."""

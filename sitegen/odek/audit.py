@@ -1,0 +1,94 @@
+"""odek's audit vocabulary: what counts as a resource, which are novel, and the audit/<id>.json logs."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.errors import SessionNotFound
+from sitegen.odek.store import read_bytes_capped, validate_session_id
+
+__all__ = ["RESOURCE_PATTERN", "load_audit_log", "novel_resources", "resources_in"]
+
+log = logging.getLogger(__name__)
+
+# odek's reResource: a URL, an absolute path or a name.ext token; the optional quotes let it read
+# JSON-encoded arguments such as {"path":"README.md"}.
+RESOURCE_PATTERN = re.compile(
+    r"""(?i)["']?(https?://[^\s'"<>]+|/[A-Za-z0-9_./-]{2,}|[A-Za-z0-9_-]+\.[A-Za-z]{2,5})["']?"""
+)
+
+
+def resources_in(text: str) -> list[str]:
+    """Resource-like tokens in text, trailing `.,);` stripped, first occurrence order, no repeats."""
+    seen: dict[str, None] = {}
+    for match in RESOURCE_PATTERN.finditer(text):
+        resource = match.group(1).rstrip(".,);")
+        if resource:
+            seen.setdefault(resource, None)
+    return list(seen)
+
+
+def novel_resources(user_text: str, tool_text: str) -> list[str]:
+    """Resources in tool_text whose lower-cased form the user's text does not contain."""
+    user = user_text.lower()
+    return [resource for resource in resources_in(tool_text) if resource.lower() not in user]
+
+
+def _empty_log(session_id: str) -> dict[str, Any]:
+    return {"session_id": session_id, "ingests": [], "turns": []}
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def load_audit_log(store_dir: str | os.PathLike[str], session_id: str) -> dict[str, Any] | None:
+    """audit/<id>.json as {session_id, ingests, turns}; None when there is none.
+
+    Older odek writes one JSON object; newer odek appends JSON lines of
+    {"type": "ingest"|"turn", ...}, and a torn last line is skipped as odek skips it.
+    """
+    path = Path(store_dir) / "audit" / f"{validate_session_id(session_id)}.json"
+    try:
+        data = read_bytes_capped(path, "odek audit log")
+    except SessionNotFound:
+        return None
+    try:
+        whole = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        whole = None  # several JSON lines: the append-only form
+    if isinstance(whole, dict) and whole.get("type") not in ("ingest", "turn"):
+        audit = _empty_log(session_id)
+        audit.update(whole)
+        audit["ingests"] = _dicts(whole.get("ingests"))
+        audit["turns"] = _dicts(whole.get("turns"))
+        return audit
+    return _from_lines(data, path, session_id)
+
+
+def _from_lines(data: bytes, path: Path, session_id: str) -> dict[str, Any]:
+    audit = _empty_log(session_id)
+    skipped = 0
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            skipped += 1
+            continue
+        kind = record.get("type") if isinstance(record, dict) else None
+        payload = record.get(kind) if isinstance(kind, str) else None
+        if kind in ("ingest", "turn") and isinstance(payload, dict):
+            audit["ingests" if kind == "ingest" else "turns"].append(payload)
+        else:
+            skipped += 1
+    if skipped:
+        log.warning("Skipped %d unreadable line(s) of odek audit log %s", skipped, path)
+    return audit
