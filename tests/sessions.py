@@ -32,7 +32,7 @@ class SessionBuilder:
         self.clock = BASE_MS
         self.leaf: str | None = None
 
-    def add(self, kind: str, entry_id: str, parent: str | None | bool = True, **fields: Any) -> str:
+    def add(self, kind: str, entry_id: str, parent: str | bool | None = True, **fields: Any) -> str:
         """Append an entry; parent True means the current leaf."""
         self.clock += 1000
         parent_id = self.leaf if parent is True else parent
@@ -43,16 +43,16 @@ class SessionBuilder:
         return entry_id
 
     def message(
-        self, entry_id: str, role: str, content: Any, parent: str | None | bool = True, **extra: Any
+        self, entry_id: str, role: str, content: Any, parent: str | bool | None = True, **extra: Any
     ) -> str:
         message = {"role": role, "content": content, "timestamp": self.clock + 1000, **extra}
         return self.add("message", entry_id, parent, message=message)
 
-    def user(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
+    def user(self, entry_id: str, text: str, parent: str | bool | None = True) -> str:
         return self.message(entry_id, "user", [{"type": "text", "text": text}], parent)
 
     def assistant(
-        self, entry_id: str, blocks: list[dict[str, Any]], parent: str | None | bool = True, **extra: Any
+        self, entry_id: str, blocks: list[dict[str, Any]], parent: str | bool | None = True, **extra: Any
     ) -> str:
         usage = {
             "input": 100,
@@ -70,7 +70,7 @@ class SessionBuilder:
         call_id: str,
         tool: str,
         text: str,
-        parent: str | None | bool = True,
+        parent: str | bool | None = True,
         **extra: Any,
     ) -> str:
         return self.message(
