@@ -515,6 +515,10 @@ def test_storages_agree(storage_root: tuple[SessionStorage, Path]) -> None:
         storage.write_text(root / "a.jsonl", "x")
     assert storage.list_files(root) == []
     storage.ensure_dir(root / "sub")
+    storage.write_text(root / "file", "")
+    with pytest.raises(OSError):
+        storage.ensure_dir(root / "file" / "below")
+    storage.unlink(root / "file")
     storage.write_text(root / "b.jsonl", "é\nline\n")
     storage.write_text(root / "a.txt", "x")
     assert storage.list_files(root, ".jsonl") == [root / "b.jsonl"]
@@ -544,6 +548,7 @@ _images = st.binary(max_size=1500).map(lambda raw: base64.b64encode(raw).decode(
 _blocks = st.one_of(
     _texts.map(lambda text: {"type": "text", "text": text}),
     _images.map(lambda data: {"type": "image", "data": data, "mimeType": "image/png"}),
+    _images.map(lambda data: {"type": "image_url", "image_url": {"url": "data:image/png;base64," + data}}),
 )
 _messages = st.tuples(
     st.sampled_from(["user", "assistant", "toolResult"]), st.lists(_blocks, max_size=4), _texts

@@ -284,11 +284,13 @@ class MemorySessionStorage:
 
     def ensure_dir(self, path: StrPath) -> None:
         key = _key(path)
-        if key in self._files:
-            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), key)
+        created: list[str] = []
         while key not in self._dirs:
-            self._dirs.add(key)
+            if key in self._files:
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), key)
+            created.append(key)
             key = os.path.dirname(key)
+        self._dirs.update(created)
 
     def exists(self, path: StrPath) -> bool:
         key = _key(path)

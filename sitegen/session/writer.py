@@ -286,7 +286,7 @@ class SessionWriter:
         return entry_id
 
     def append_message(self, message: Mapping[str, Any]) -> str:
-        return self.append_entry("message", {"message": message})
+        return self.append_entry("message", {"message": dict(message)})
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         return self.append_entry("thinking_level_change", {"thinkingLevel": thinking_level})
