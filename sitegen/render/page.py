@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 __all__ = ["PageOptions", "PageRenderer", "asset_text"]
 
 SNIPPET_CHARS = 90
+# C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
 MAX_TREE_INDENT = 24
 
@@ -256,7 +259,7 @@ class PageRenderer:
             totals_rows=_totals_rows,
             audit_html=None,
         )
-        return html
+        return _CONTROL_CHARS.sub("\ufffd", html)
 
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
