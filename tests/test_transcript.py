@@ -1,0 +1,334 @@
+"""transcript_from_session: one node per entry, known kinds mapped, unknown ones kept, tool results paired."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sitegen.session.entries import entry_time_ms, is_header, iso_to_ms, message_text
+from sitegen.session.session import open_session
+from sitegen.transcript.from_pi import parts_of, transcript_from_session, usage_of
+from sitegen.transcript.model import NODE_KINDS, Transcript
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
+
+
+def transcript(name: str) -> Transcript:
+    return transcript_from_session(open_session(FIXTURES / name))
+
+
+def kinds(t: Transcript) -> list[tuple[str, str]]:
+    return [(n.id, n.kind) for n in t.nodes]
+
+
+# --- entries helpers --------------------------------------------------------------------------------
+
+
+def test_header_rule() -> None:
+    assert is_header({"type": "session", "id": "x"})
+    assert not is_header({"type": "session", "id": 1})
+    assert not is_header({"type": "session"})
+    assert not is_header({"type": "title", "id": "x"})
+    assert not is_header(["session"])
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-02-16T10:20:30.000Z", 1771237230000),
+        ("2026-02-16T10:20:30Z", 1771237230000),
+        ("2026-02-16T12:20:30.250+02:00", 1771237230250),
+        (1760000000000, 1760000000000),
+        ("not a time", None),
+        ("", None),
+        (None, None),
+        (True, None),
+    ],
+)
+def test_iso_to_ms(value: object, expected: int | None) -> None:
+    assert iso_to_ms(value) == expected
+
+
+def test_entry_time_and_message_text() -> None:
+    assert entry_time_ms({"timestamp": "1970-01-01T00:00:01.500Z"}) == 1500
+    assert entry_time_ms({}) is None
+    assert message_text("plain") == "plain"
+    assert message_text(
+        [{"type": "text", "text": "a"}, {"type": "image", "data": "x"}, {"type": "text", "text": "b"}]
+    ) == ("a\nb")
+    assert message_text(None) == ""
+
+
+# --- node kinds -------------------------------------------------------------------------------------
+
+
+def test_seed_file_nodes() -> None:
+    t = transcript("seed_v3.jsonl")
+    assert kinds(t) == [
+        ("a1b2c3d4", "assistant"),
+        ("b1c2d3e4", "model_change"),
+        ("c1d2e3f4", "thinking_change"),
+        ("d1e2f3a4", "compaction"),
+        ("e1f2a3b4", "branch_summary"),
+        ("f1a2b3c4", "custom"),
+        ("a2b3c4d5", "custom_message"),
+        ("b2c3d4e5", "label"),
+        ("c2d3e4f5", "rule_injection"),
+        ("d2e3f4a5", "session_init"),
+        ("e2f3a4b5", "mode_change"),
+    ]
+    by_id = t.by_id
+    assert by_id["a1b2c3d4"].model == "anthropic/claude-sonnet-4-5"
+    assert by_id["a1b2c3d4"].usage is not None and by_id["a1b2c3d4"].usage.input == 100
+    assert by_id["b1c2d3e4"].model == "openai/gpt-4o"
+    assert by_id["d1e2f3a4"].meta["firstKeptEntryId"] == "a1b2c3d4"
+    assert by_id["d1e2f3a4"].meta["tokensBefore"] == 42000
+    assert by_id["e1f2a3b4"].meta["fromId"] == "a1b2c3d4"
+    assert by_id["c2d3e4f5"].meta["injectedRules"] == ["ruleA", "ruleB"]
+    assert by_id["e2f3a4b5"].meta["mode"] == "plan"
+    assert t.system_prompt == "..."
+    assert t.tools == ["read", "edit"]
+    assert t.title == "optional session title"
+    assert t.parent_session == "optional lineage marker"
+    assert t.version == 3
+    assert t.session_id == "1f9d2a6b9c0d1234"
+    assert t.cwd == "/work/pi"
+    assert t.created_ms == iso_to_ms("2026-02-16T10:20:30.000Z")
+    assert t.modified_ms == iso_to_ms("2026-02-16T10:30:00.000Z")
+    assert t.default_leaf == "e2f3a4b5"
+    assert [n.id for n in t.path_nodes("d1e2f3a4")] == ["a1b2c3d4", "b1c2d3e4", "c1d2e3f4", "d1e2f3a4"]
+    assert {n.kind for n in t.nodes} <= NODE_KINDS
+
+
+def test_unknown_types_and_roles_become_unknown_nodes() -> None:
+    t = transcript("unknown_types.jsonl")
+    assert kinds(t) == [
+        ("u0000001", "user"),
+        ("u0000002", "unknown"),
+        ("u0000003", "unknown"),
+        ("u0000004", "assistant"),
+        ("u0000005", "unknown"),
+        ("u0000006", "unknown"),
+    ]
+    by_id = t.by_id
+    assert "ZZ_UNK_TYPE_ZZ" in by_id["u0000002"].meta["raw"]
+    assert by_id["u0000002"].meta["entryType"] == "quantum_fork"
+    assert "ZZ_UNK_ROLE_ZZ" in by_id["u0000003"].meta["raw"]
+    assert by_id["u0000003"].role == "robot"
+    assert "ZZ_UNK_NO_TYPE_ZZ" in by_id["u0000005"].meta["raw"]
+    assert "ZZ_UNK_MESSAGE_NOT_OBJECT_ZZ" in by_id["u0000006"].meta["raw"]
+    # An unknown content block is kept as JSON text beside the known ones.
+    parts = by_id["u0000001"].parts
+    assert [p.kind for p in parts] == ["text", "other"]
+    assert "ZZ_UNK_BLOCK_ZZ" in parts[1].text
+
+
+def test_pi_variants() -> None:
+    t = transcript("pi_variants.jsonl")
+    assert kinds(t) == [
+        ("p0000001", "user"),
+        ("p0000002", "model_change"),
+        ("p0000003", "title"),
+        ("p0000004", "assistant"),
+        ("p0000005", "notice"),
+        ("p0000006", "title"),
+        ("p0000007", "execution"),
+    ]
+    by_id = t.by_id
+    assert by_id["p0000002"].model == "anthropic/claude-opus-4-5"
+    assert by_id["p0000002"].meta["role"] == "default"
+    assert by_id["p0000004"].model == "openai/gpt-5"
+    # The latest session_info names the session.
+    assert t.title == "ZZ_PI_NAME_NEW_ZZ"
+    bash = by_id["p0000007"]
+    assert bash.meta["language"] == "bash"
+    assert bash.meta["command"] == "ls ZZ_PI_BASH_ZZ"
+    assert bash.meta["exitCode"] == 0
+    assert bash.hidden is True
+
+
+def test_omp_extra_types_and_roles() -> None:
+    t = transcript("omp_extra_types.jsonl")
+    assert kinds(t) == [
+        ("o0000001", "custom_message"),
+        ("o0000002", "model_change"),
+        ("o0000003", "model_change"),
+        ("o0000004", "title"),
+        ("o0000005", "notice"),
+        ("o0000006", "notice"),
+        ("o0000007", "notice"),
+        ("o0000008", "notice"),
+        ("o0000009", "custom_message"),
+        ("o0000010", "execution"),
+        ("o0000011", "execution"),
+        ("o0000012", "assistant"),
+        ("o0000013", "tool_result"),
+    ]
+    by_id = t.by_id
+    assert by_id["o0000001"].meta["customType"] == "developer"
+    assert (by_id["o0000002"].model, by_id["o0000002"].meta["role"]) == ("anthropic/claude-haiku-4-5", "smol")
+    assert (by_id["o0000003"].model, by_id["o0000003"].meta["role"]) == (
+        "anthropic/claude-opus-4-5",
+        "default",
+    )
+    assert t.title == "ZZ_OMP_TITLE_ZZ"
+    assert by_id["o0000009"].meta["customType"] == "fileMention"
+    assert (by_id["o0000010"].meta["language"], by_id["o0000010"].meta["code"]) == (
+        "python",
+        "print('ZZ_OMP_PY_ZZ')",
+    )
+    assert (by_id["o0000011"].meta["language"], by_id["o0000011"].meta["exitCode"]) == ("js", 1)
+    assistant = by_id["o0000012"]
+    assert [p.kind for p in assistant.parts] == ["thinking", "tool_call"]
+    assert assistant.parts[0].text == "ZZ_OMP_THINK_ZZ"
+    assert assistant.meta["stopReason"] == "toolUse"
+    call = assistant.tool_calls[0]
+    assert (call.id, call.name, call.arguments) == ("call_1", "read", {"path": "ZZ_OMP_ARG_ZZ"})
+    assert call.result is not None
+    assert call.result is by_id["o0000013"].result
+    assert call.result.parts[0].text == "ZZ_OMP_RESULT_ZZ"
+    assert call.result.details == {"diff": "+a\n-b"}
+    assert call.result.is_error is False
+    totals = t.totals()
+    assert (totals.messages, totals.user_messages, totals.tool_calls) == (1, 0, 1)
+    assert (totals.usage.input, totals.usage.output, totals.usage.cache_read, totals.usage.cache_write) == (
+        100,
+        50,
+        10,
+        5,
+    )
+    assert totals.usage.cost == pytest.approx(0.0033)
+    assert totals.models == ["anthropic/claude-opus-4-5"]
+
+
+def test_hidden_custom_messages() -> None:
+    t = transcript("v2_hook_message.jsonl")
+    hook = t.by_id["aa000002"]
+    assert (hook.kind, hook.role, hook.hidden) == ("custom_message", "custom", True)
+    assert hook.meta["customType"] == "my-hook"
+    assert t.by_id["aa000004"].hidden is False
+
+
+def test_title_slot_title() -> None:
+    assert transcript("title_slot.jsonl").title == "ZZ_TITLE_SLOT_ZZ"
+
+
+def test_v1_file_converts_after_migration() -> None:
+    session = open_session(FIXTURES / "v1_compaction.jsonl")
+    t = transcript_from_session(session)
+    assert [n.kind for n in t.nodes] == [
+        "user",
+        "assistant",
+        "thinking_change",
+        "user",
+        "assistant",
+        "compaction",
+        "custom_message",
+        "user",
+        "assistant",
+    ]
+    compaction = next(n for n in t.nodes if n.kind == "compaction")
+    assert compaction.meta["firstKeptEntryId"] == t.nodes[3].id
+    assert t.parent_session is not None and t.parent_session.endswith("_v1-parent.jsonl")
+    assert t.nodes[0].parent_id is None
+    assert [n.parent_id for n in t.nodes[1:]] == [n.id for n in t.nodes[:-1]]
+
+
+def test_malformed_and_truncated_counts_reach_the_transcript() -> None:
+    t = transcript("malformed_lines.jsonl")
+    assert (t.malformed_lines, t.truncated_tail) == (4, False)
+    t = transcript("truncated_tail.jsonl")
+    assert (t.malformed_lines, t.truncated_tail) == (0, True)
+    assert [n.id for n in t.nodes] == ["r0000001"]
+
+
+def test_artifacts_dir_is_the_session_path_without_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "2026-01-01T00-00-00-000Z_abc.jsonl"
+    shutil.copyfile(FIXTURES / "seed_v3.jsonl", path)
+    t = transcript_from_session(open_session(path))
+    assert t.artifacts_dir == tmp_path / "2026-01-01T00-00-00-000Z_abc"
+    assert t.source_path == path
+
+
+def test_duplicate_ids_give_one_node(tmp_path: Path) -> None:
+    header = {"type": "session", "version": 3, "id": "dup", "timestamp": "2026-01-01T00:00:00.000Z"}
+    first = {
+        "type": "message",
+        "id": "d1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "ZZ_FIRST_ZZ"},
+    }
+    copy = {**first, "message": {"role": "user", "content": "ZZ_COPY_ZZ"}}
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in (header, first, copy)))
+    t = transcript_from_session(open_session(path))
+    assert [(n.id, n.parts[0].text) for n in t.nodes] == [("d1", "ZZ_FIRST_ZZ")]
+
+
+# --- content parts ----------------------------------------------------------------------------------
+
+
+def test_parts_of_content_forms() -> None:
+    assert [(p.kind, p.text) for p in parts_of("hello")] == [("text", "hello")]
+    assert parts_of(None) == []
+    parts = parts_of(
+        [
+            {"type": "text", "text": "t"},
+            {"type": "thinking", "thinking": "th"},
+            {"type": "image", "data": "QUJD", "mimeType": "image/jpeg"},
+            {"type": "image_url", "image_url": {"url": "data:image/webp;base64,WlpA"}},
+            {"type": "image_url", "image_url": "blob:sha256:" + "a" * 64},
+            {"type": "image_url", "image_url": "https://example.invalid/x.png"},
+            "bare string",
+        ]
+    )
+    assert [(p.kind, p.mime, p.data) for p in parts] == [
+        ("text", "", ""),
+        ("thinking", "", ""),
+        ("image", "image/jpeg", "QUJD"),
+        ("image", "image/webp", "WlpA"),
+        ("image", "image/png", "blob:sha256:" + "a" * 64),
+        ("other", "", ""),
+        ("other", "", ""),
+    ]
+
+
+def test_rehydrated_image_reaches_the_part(tmp_path: Path) -> None:
+    png = b"\x89PNG ZZ_PART_IMAGE_ZZ"
+    digest = hashlib.sha256(png).hexdigest()
+    agent = tmp_path / "agent"
+    (agent / "blobs").mkdir(parents=True)
+    (agent / "blobs" / digest).write_bytes(png)
+    path = agent / "sessions" / "--w--" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    header = {"type": "session", "version": 3, "id": "img", "timestamp": "2026-01-01T00:00:00.000Z"}
+    entry = {
+        "type": "message",
+        "id": "i1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {
+            "role": "user",
+            "content": [{"type": "image", "data": "blob:sha256:" + digest, "mimeType": "image/png"}],
+        },
+    }
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in (header, entry)))
+    part = transcript_from_session(open_session(path)).nodes[0].parts[0]
+    assert (part.kind, part.mime) == ("image", "image/png")
+    assert base64.b64decode(part.data) == png
+
+
+def test_usage_of() -> None:
+    usage = usage_of({"input": 1, "output": 2, "cacheRead": 3, "cacheWrite": 4, "cost": {"total": 0.5}})
+    assert usage is not None
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost) == (1, 2, 3, 4, 0.5)
+    assert usage.total_tokens == 10
+    assert usage_of(None) is None
+    broken = usage_of({"input": "many", "cost": True})
+    assert broken is not None and (broken.input, broken.cost) == (0, 0.0)
