@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
+
+from sitegen.render.text import escape_text
 
 __all__ = ["ansi_to_html", "has_ansi", "strip_ansi"]
 
@@ -72,7 +74,7 @@ def _apply(codes: list[int], state: dict[str, str]) -> None:
 def ansi_to_html(text: str) -> Markup:
     """Escaped text with SGR colours as <span class="ansi-…">; other control sequences removed."""
     if "\x1b" not in text:
-        return escape(text)
+        return escape_text(text)
     text = _OTHER_ESCAPES.sub("", text)
     out: list[str] = []
     state: dict[str, str] = {}
@@ -81,7 +83,7 @@ def ansi_to_html(text: str) -> Markup:
     for match in _SGR.finditer(text):
         chunk = text[position : match.start()]
         if chunk:
-            out.append(str(escape(chunk)))
+            out.append(escape_text(chunk))
         position = match.end()
         codes = [int(c) if c else 0 for c in match.group(1).split(";")] if match.group(1) else [0]
         _apply(codes, state)
@@ -94,7 +96,7 @@ def ansi_to_html(text: str) -> Markup:
             open_span = True
     tail = text[position:]
     if tail:
-        out.append(str(escape(tail)))
+        out.append(escape_text(tail))
     if open_span:
         out.append("</span>")
     return Markup("".join(out))

@@ -39,11 +39,14 @@ class AttachmentResolver:
         renderer: PageRenderer,
         text_filter: Callable[[str], str] | None = None,
         depth: int = 0,
+        linked: frozenset[str] = frozenset(),
     ) -> None:
         self.artifacts_dirs = [d for d in artifacts_dirs if d.is_dir()]
         self.renderer = renderer
         self.text_filter = text_filter
         self.depth = depth
+        # Subagents that have their own page (site): linked there instead of embedded.
+        self.linked = linked
         self._cache: dict[str, Attachment | None] = {}
 
     def attachments_for(self, text: str) -> list[Attachment]:
@@ -85,7 +88,7 @@ class AttachmentResolver:
             (d / f"{agent_id}.jsonl" for d in self.artifacts_dirs if (d / f"{agent_id}.jsonl").is_file()),
             None,
         )
-        if sidecar is None or self.depth >= MAX_SUBAGENT_DEPTH:
+        if sidecar is None or self.depth >= MAX_SUBAGENT_DEPTH or agent_id in self.linked:
             return None
         try:
             transcript = transcript_from_session(open_session(sidecar))

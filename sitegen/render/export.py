@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.render.page import PageOptions, PageRenderer
-from sitegen.session.session import open_session
-from sitegen.transcript.from_pi import transcript_from_session
+from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 from sitegen.transcript.transform import map_transcript_text
 
@@ -21,11 +20,6 @@ class ExportResult:
     path: Path
     size: int
     transcript: Transcript
-
-
-def load_transcript(path: Path, default_agent_dirs: Iterable[Path] = ()) -> Transcript:
-    """Any supported session file as a transcript."""
-    return transcript_from_session(open_session(path, default_agent_dirs=default_agent_dirs))
 
 
 def export_html(

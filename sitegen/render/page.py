@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
-import re
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -185,7 +185,9 @@ class PageRenderer:
     def render(self, transcript: Transcript, options: PageOptions | None = None) -> str:
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
-        resolver = AttachmentResolver(dirs, self, options.text_filter)
+        resolver = AttachmentResolver(
+            dirs, self, options.text_filter, linked=frozenset(options.subagent_urls)
+        )
         return self._render_page(transcript, options, resolver)
 
     def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:

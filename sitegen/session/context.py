@@ -87,7 +87,11 @@ def build_session_context(
     if leaf_id is None:
         return SessionContext(leaf_id=None)
     if by_id is None:
-        by_id = {e["id"]: e for e in entries if isinstance(e.get("id"), str)}
+        by_id = {}
+        for entry in entries:
+            # The first of duplicated ids wins, as in the session index and the tree.
+            if isinstance(entry.get("id"), str):
+                by_id.setdefault(entry["id"], entry)
     leaf = by_id.get(leaf_id) if isinstance(leaf_id, str) else None
     if leaf is None and entries:
         leaf = entries[-1]

@@ -32,6 +32,7 @@ __all__ = [
     "most_recent",
     "read_session_info",
     "resolve_session",
+    "session_files",
     "terminal_id",
 ]
 
@@ -140,7 +141,7 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def _session_files(dirs: Sequence[Path], flat_dirs: Sequence[Path]) -> list[tuple[Path, Path | None]]:
+def session_files(dirs: Sequence[Path], flat_dirs: Sequence[Path]) -> list[tuple[Path, Path | None]]:
     """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders."""
     seen: set[str] = set()
     found: list[tuple[Path, Path | None]] = []
@@ -296,7 +297,7 @@ def _candidates(
     """Every session file with its header (a prefix read), newest first."""
     flat = env_session_dirs(env) if flat_dirs is None else flat_dirs
     found: list[_Candidate] = []
-    for path, agent_dir in _session_files(dirs, flat):
+    for path, agent_dir in session_files(dirs, flat):
         header = read_header(path)
         if header is None:
             continue

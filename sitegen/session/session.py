@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -83,6 +84,18 @@ def open_session(
     rehydrate: bool = True,
 ) -> Session:
     """Read a session the way the agents do, without ever writing to it."""
+    # Loading allocates hundreds of thousands of acyclic dicts and lists; the cyclic collector would
+    # rescan the whole growing heap several times for nothing, which costs a third of the load time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _open(path, default_agent_dirs, rehydrate)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _open(path: str | os.PathLike[str], default_agent_dirs: Iterable[Path], rehydrate: bool) -> Session:
     raw = load_raw(path)
     report = migrate(raw.header, raw.entries)
     store = BlobStore(store_dirs_for_session(raw.path, default_agent_dirs))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from sitegen.session.entries import Entry, entry_time_ms
@@ -24,20 +24,28 @@ class SessionTree:
     @classmethod
     def build(cls, entries: Sequence[Entry]) -> SessionTree:
         """Index pi-family entry dicts (id, parentId, timestamp, label entries)."""
-        links = [
-            (e["id"], e.get("parentId"), entry_time_ms(e)) for e in entries if isinstance(e.get("id"), str)
-        ]
-        return cls.from_links(links, _labels(entries))
+        first: dict[str, Entry] = {}
+        links: list[tuple[str, object, int | None]] = []
+        for entry in entries:
+            entry_id = entry.get("id")
+            if isinstance(entry_id, str):
+                links.append((entry_id, entry.get("parentId"), None))
+                first.setdefault(entry_id, entry)
+        # Times only order siblings, so parse them only for entries that have siblings.
+        return cls.from_links(links, _labels(entries), time_of=lambda key: entry_time_ms(first[key]))
 
     @classmethod
     def from_links(
-        cls, links: Iterable[tuple[str, object, int | None]], labels: dict[str, str] | None = None
+        cls,
+        links: Iterable[tuple[str, object, int | None]],
+        labels: dict[str, str] | None = None,
+        time_of: Callable[[str], int | None] | None = None,
     ) -> SessionTree:
-        """Index (id, parent id, epoch ms) triples given in file order."""
+        """Index (id, parent id, epoch ms) triples given in file order; a None time asks time_of."""
         ids: list[str] = []
         order: dict[str, int] = {}
         raw_parent: dict[str, object] = {}
-        times: dict[str, int] = {}
+        given: dict[str, int | None] = {}
         for entry_id, parent_id, ms in links:
             # A duplicated id keeps its first entry: later copies cannot be addressed.
             if entry_id in order:
@@ -45,11 +53,13 @@ class SessionTree:
             order[entry_id] = len(ids)
             ids.append(entry_id)
             raw_parent[entry_id] = parent_id
-            times[entry_id] = ms if ms is not None else 0
+            given[entry_id] = ms
         parent: dict[str, str | None] = {
             entry_id: p if isinstance(p, str) and p in order else None for entry_id, p in raw_parent.items()
         }
-        _break_cycles(parent, order)
+        # A cycle needs a parent at or after its child in file order; agents append parents first.
+        if any(p is not None and order[p] >= order[entry_id] for entry_id, p in parent.items()):
+            _break_cycles(parent, order)
         children: dict[str, list[str]] = {entry_id: [] for entry_id in ids}
         roots: list[str] = []
         for entry_id in ids:
@@ -57,12 +67,16 @@ class SessionTree:
             (children[parent_id] if parent_id is not None else roots).append(entry_id)
 
         def sort_key(entry_id: str) -> tuple[int, int]:
-            return (times[entry_id], order[entry_id])
+            ms = given[entry_id]
+            if ms is None and time_of is not None:
+                ms = time_of(entry_id)
+            return (ms if ms is not None else 0, order[entry_id])
 
         for kids in children.values():
             if len(kids) > 1:
                 kids.sort(key=sort_key)
-        roots.sort(key=sort_key)
+        if len(roots) > 1:
+            roots.sort(key=sort_key)
         return cls(ids=ids, order=order, parent=parent, children=children, roots=roots, labels=labels or {})
 
     @property
