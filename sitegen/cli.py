@@ -55,6 +55,8 @@ def user_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
         except SitegenError as error:
             raise fail(str(error)) from None
         except KeyboardInterrupt:
@@ -62,6 +64,12 @@ def user_errors(command: F) -> F:
         except OSError as error:
             where = f": {error.filename}" if error.filename else ""
             raise fail(f"{error.strerror or error}{where}") from None
+        except Exception as error:
+            if os.environ.get("SITEGEN_DEBUG"):
+                raise
+            raise fail(
+                f"Internal error: {type(error).__name__}: {error} (SITEGEN_DEBUG=1 shows the traceback)", 2
+            ) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -248,6 +256,51 @@ def export_command(
     typer.echo(f"Exported to: {target}")
     if open_page:
         _open_in_browser(str(target))
+
+
+@app.command("build")
+@user_errors
+def build_command(
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("site"),
+    agent_dir: AgentDirOption = None,
+    odek_dir: Annotated[
+        list[Path] | None, typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions.")
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Build from the bundled sample sessions only.")
+    ] = False,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when any session could not be rendered.")
+    ] = False,
+    open_site: Annotated[bool, typer.Option("--open", help="Open the site in the browser.")] = False,
+) -> None:
+    """Build a static site over every session of every project (default output: ./site)."""
+    import time
+
+    from sitegen.site.build import BuildConfig, build_site
+    from sitegen.site.progress import Progress
+
+    started = time.perf_counter()
+    config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo, jobs=jobs)
+    with Progress(sys.stderr) as progress:
+        result = build_site(config, on_progress=progress.update)
+    for problem in result.problems:
+        typer.echo(f"problem: {problem}", err=True)
+    elapsed = time.perf_counter() - started
+    if result.changed:
+        typer.echo(
+            f"Built {out}: {result.sessions} sessions, {len(result.rendered)} rendered, "
+            f"{len(result.removed)} removed, {len(result.problems)} problems in {elapsed:.2f}s"
+        )
+    else:
+        typer.echo(f"{out} is up to date ({result.sessions} sessions, {elapsed:.2f}s)")
+    if open_site:
+        _open_in_browser(str(out / "index.html"))
+    if strict and result.problems:
+        raise typer.Exit(1)
 
 
 def _redaction(enabled: bool) -> tuple[Callable[[str], str] | None, Any]:

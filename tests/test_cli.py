@@ -1,0 +1,236 @@
+"""The command line: every command through typer's CliRunner, errors as one line with exit 1."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from sessions import SessionBuilder, branching_session, text, tool_call
+from typer.testing import CliRunner
+
+from sitegen.cli import app
+from sitegen.session.load import load_raw
+
+runner = CliRunner()
+
+
+def invoke(*args: str | Path, cwd: Path | None = None) -> tuple[int, str, str]:
+    old = Path.cwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = runner.invoke(app, [str(a) for a in args])
+    finally:
+        os.chdir(old)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tree_state(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file under folder with its content hash and mtime: proof nothing was written."""
+    state = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            state[str(path)] = (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns)
+    return state
+
+
+@pytest.fixture
+def agent_dir(isolated_home: Path) -> Path:
+    """~/.pi/agent with two projects: /work/demo (two sessions) and /work/other (one)."""
+    agent = isolated_home / ".pi" / "agent"
+    sessions = agent / "sessions"
+    branching_session().write(sessions / "--work-demo--" / "2026-01-01T00-00-00-000Z_aaaa1111-0000.jsonl")
+    second = SessionBuilder(session_id="aaaa2222-0000")
+    second.user("u1", "second session ZZ_SECOND_ZZ")
+    second.assistant("a1", [text("ok")])
+    second.write(sessions / "--work-demo--" / "2026-01-02T00-00-00-000Z_aaaa2222-0000.jsonl")
+    other = SessionBuilder(session_id="bbbb3333-0000", cwd="/work/other")
+    other.user("u1", "other project")
+    other.write(sessions / "--work-other--" / "2026-01-03T00-00-00-000Z_bbbb3333-0000.jsonl")
+    return agent
+
+
+@pytest.fixture
+def demo_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory whose path the sessions claim as their cwd (/work/demo is not writable)."""
+    return tmp_path
+
+
+def test_ls_json_lists_every_project_with_required_keys(agent_dir: Path, tmp_path: Path) -> None:
+    code, out, _ = invoke("ls", "--all", "--json", cwd=tmp_path)
+    assert code == 0
+    rows = orjson.loads(out)
+    assert {r["id"] for r in rows} == {"sess-0001", "aaaa2222-0000", "bbbb3333-0000"}
+    for key in (
+        "path",
+        "id",
+        "cwd",
+        "title",
+        "created",
+        "modified",
+        "messageCount",
+        "firstMessage",
+        "parentSession",
+    ):
+        assert key in rows[0]
+    second = next(r for r in rows if r["id"] == "aaaa2222-0000")
+    assert second["firstMessage"] == "second session ZZ_SECOND_ZZ" and second["messageCount"] == 2
+
+
+def test_ls_without_all_lists_only_this_directory(agent_dir: Path, tmp_path: Path) -> None:
+    code, out, _ = invoke("ls", cwd=tmp_path)
+    assert code == 0 and "No sessions found" in out
+
+
+def test_context_json_has_the_documented_keys(agent_dir: Path, tmp_path: Path) -> None:
+    code, out, _ = invoke("context", "sess", "--json", cwd=tmp_path)
+    assert code == 0
+    data = orjson.loads(out)
+    assert set(data) == {
+        "leafId",
+        "messages",
+        "thinkingLevel",
+        "models",
+        "injectedTtsrRules",
+        "mode",
+        "modeData",
+    }
+    assert data["leafId"] == "tres0003"
+    assert data["messages"][0]["role"] == "compactionSummary"
+    assert data["models"] == {"default": "anthropic/claude-test"}
+
+
+def test_context_at_another_leaf(agent_dir: Path, tmp_path: Path) -> None:
+    code, out, _ = invoke("context", "sess-0001", "--leaf", "asst0002", "--json", cwd=tmp_path)
+    roles = [m["role"] for m in orjson.loads(out)["messages"]]
+    assert code == 0 and roles == ["user", "assistant", "toolResult", "assistant"]
+    code, _, err = invoke("context", "sess-0001", "--leaf", "nope", cwd=tmp_path)
+    assert code == 1 and "No entry 'nope'" in err
+
+
+def test_ambiguous_prefix_lists_candidates(agent_dir: Path, tmp_path: Path) -> None:
+    code, _, err = invoke("context", "aaaa", cwd=tmp_path)
+    assert code == 1
+    assert len(err.strip().splitlines()) == 1
+    assert "aaaa2222-0000" in err and "Traceback" not in err
+
+
+def test_missing_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    for command in ("export", "context", "dump", "migrate"):
+        code, _, err = invoke(command, tmp_path / "nope.jsonl")
+        assert code == 1, command
+        assert err.strip() == f"File not found: {tmp_path / 'nope.jsonl'}"
+
+
+def test_not_a_session_is_one_line(tmp_path: Path) -> None:
+    bogus = tmp_path / "x.jsonl"
+    bogus.write_text('{"type":"message"}\n')
+    code, _, err = invoke("export", bogus)
+    assert code == 1 and err.startswith("Not a session file") and "Traceback" not in err
+
+
+def test_export_writes_page_next_to_cwd_and_never_touches_inputs(agent_dir: Path, tmp_path: Path) -> None:
+    before = tree_state(agent_dir)
+    code, out, _ = invoke("export", "sess-0001", cwd=tmp_path)
+    assert code == 0
+    target = tmp_path / "2026-01-01T00-00-00-000Z_aaaa1111-0000.html"
+    assert out.strip() == f"Exported to: {target}"
+    assert "ZZ_FIRST_USER_ZZ" in target.read_text()
+    assert tree_state(agent_dir) == before
+
+
+def test_export_to_named_output_and_open(agent_dir: Path, tmp_path: Path, no_browser: list[str]) -> None:
+    out_file = tmp_path / "deep" / "page.html"
+    code, out, _ = invoke("export", "sess-0001", out_file, "--open", cwd=tmp_path)
+    assert code == 0 and out_file.is_file()
+    assert no_browser == [out_file.resolve().as_uri()]
+
+
+def test_dump_prints_the_context_as_text(agent_dir: Path, tmp_path: Path) -> None:
+    code, out, _ = invoke("dump", "sess-0001", cwd=tmp_path)
+    assert code == 0
+    assert "ZZ_SYSTEM_PROMPT_ZZ" in out and "# Conversation" in out
+    assert "Summary ZZ_COMPACTION_ZZ" in out
+    assert "[tool call edit id=call0003]" in out
+
+
+def test_dump_of_empty_session(tmp_path: Path) -> None:
+    path = SessionBuilder().write(tmp_path / "empty.jsonl")
+    code, out, _ = invoke("dump", path)
+    assert code == 0 and out.strip() == "No messages to dump yet"
+
+
+def test_resolve_artifact_and_agent_urls(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="make")])
+    path = b.write(tmp_path / "s.jsonl")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "3.bash.log").write_text("ZZ_LOG_ZZ\n")
+    (tmp_path / "s" / "Scout.md").write_text('{"found": {"files": ["a.py", "b.py"]}}')
+    code, out, _ = invoke("resolve", "artifact://3", "--session", path)
+    assert code == 0 and out == "ZZ_LOG_ZZ\n"
+    code, out, _ = invoke("resolve", "agent://Scout/found/files/1", "--session", path)
+    assert code == 0 and "b.py" in out
+    code, _, err = invoke("resolve", "artifact://x", "--session", path)
+    assert code == 1 and err.strip() == "artifact:// ID must be numeric, got: x"
+
+
+def test_migrate_reports_then_writes_atomically(tmp_path: Path, real_fixtures: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    shutil.copy(real_fixtures / "pi-before-compaction.v1.jsonl", path)
+    original = path.read_bytes()
+    code, out, _ = invoke("migrate", path)
+    assert code == 0 and "version 1 -> 3" in out and "2 compactions" in out
+    assert path.read_bytes() == original  # a report only
+    code, out, _ = invoke("migrate", path, "--write")
+    assert code == 0 and "Written." in out
+    migrated = load_raw(path)
+    assert migrated.header["version"] == 3
+    assert all(isinstance(e.get("id"), str) for e in migrated.entries)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]  # no temp file left
+    code, out, _ = invoke("migrate", path)
+    assert "nothing to migrate" in out
+
+
+def test_migrate_write_keeps_unreadable_lines(tmp_path: Path) -> None:
+    path = tmp_path / "v1.jsonl"
+    lines = [
+        b'{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}',
+        b'{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}',
+        b"this line is not json ZZ_GARBAGE_ZZ",
+        b'{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"hookMessage","content":"x"}}',
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    code, _, _ = invoke("migrate", path, "--write")
+    assert code == 0
+    written = path.read_bytes().splitlines()
+    assert written[2] == b"this line is not json ZZ_GARBAGE_ZZ"
+    raw = load_raw(path)
+    assert raw.malformed_lines == 1
+    assert raw.entries[1]["message"]["role"] == "custom"
+    assert raw.entries[1]["parentId"] == raw.entries[0]["id"]
+
+
+def test_migrate_refuses_a_file_being_written(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(
+        b'{"type":"session","id":"live","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}\n'
+        b'{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n'
+        b'{"type":"message","timest'
+    )
+    before = path.read_bytes()
+    code, _, err = invoke("migrate", path, "--write")
+    assert code == 1 and "being written" in err
+    assert path.read_bytes() == before
+
+
+def test_help_is_fast_and_lists_commands() -> None:
+    code, out, _ = invoke("--help")
+    assert code == 0
+    for command in ("export", "build", "ls", "context", "dump", "migrate", "resolve"):
+        assert command in out
