@@ -145,7 +145,7 @@ def test_export_writes_page_next_to_cwd_and_never_touches_inputs(agent_dir: Path
 
 def test_export_to_named_output_and_open(agent_dir: Path, tmp_path: Path, no_browser: list[str]) -> None:
     out_file = tmp_path / "deep" / "page.html"
-    code, out, _ = invoke("export", "sess-0001", out_file, "--open", cwd=tmp_path)
+    code, _, _ = invoke("export", "sess-0001", out_file, "--open", cwd=tmp_path)
     assert code == 0 and out_file.is_file()
     assert no_browser == [out_file.resolve().as_uri()]
 
