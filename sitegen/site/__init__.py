@@ -1,0 +1,1 @@
+"""The static site: build, index pages, search, stats, manifest, serve and watch."""

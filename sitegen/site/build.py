@@ -1,0 +1,213 @@
+"""sitegen build: every session of every project to a static site, rendering only what changed."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitegen import __version__
+from sitegen.errors import SitegenError
+from sitegen.odek.store import default_odek_dirs
+from sitegen.resources import resource_dir
+from sitegen.session.discover import agent_dirs
+from sitegen.session.load import read_header
+from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
+from sitegen.site.indexes import IndexWriter
+from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
+from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
+from sitegen.site.worker import RenderJob, RenderOutcome, render_job
+
+__all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
+
+# Below this many sessions to render, a process pool costs more to start than it saves.
+POOL_MIN_JOBS = 4
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+class SiteError(SitegenError):
+    """The site cannot be built where asked (e.g. inside an agent dir)."""
+
+
+@dataclass(slots=True)
+class BuildConfig:
+    out: Path
+    agent_dirs: list[Path] = field(default_factory=list)
+    odek_dirs: list[Path] = field(default_factory=list)
+    demo: bool = False
+    jobs: int | None = None
+    strict: bool = False
+    # Read PI_CODING_AGENT_DIR / ~/.pi etc. besides the given dirs (off for --demo and in tests).
+    use_default_dirs: bool = True
+
+
+@dataclass(slots=True)
+class BuildResult:
+    sessions: int = 0
+    rendered: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    full: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.rendered or self.removed or self.written)
+
+
+def _input_dirs(config: BuildConfig) -> tuple[list[Path], list[Path]]:
+    if config.demo:
+        return demo_dirs()
+    extra = [p.expanduser() for p in config.agent_dirs]
+    odek_extra = [p.expanduser() for p in config.odek_dirs]
+    if not config.use_default_dirs:
+        return extra, odek_extra
+    return agent_dirs(extra), default_odek_dirs(odek_extra)
+
+
+def _check_output(out: Path, inputs: Iterable[Path]) -> None:
+    """Refuse an output folder inside (or holding) an agent dir: the build must never write there."""
+    resolved = out.resolve()
+    for folder in inputs:
+        folder = folder.resolve()
+        if resolved == folder or folder in resolved.parents or resolved in folder.parents:
+            raise SiteError(f"Output folder {out} overlaps the session folder {folder}; choose another --out")
+
+
+def _plan_key(source: Source, taken: set[str]) -> tuple[str, str, str] | None:
+    """(key, project slug, page) for a session not yet in the manifest; None if not a session."""
+    if source.family == "odek":
+        project = "odek"
+    else:
+        header = read_header(source.path)
+        if header is None:
+            return None
+        cwd = header[0].get("cwd")
+        project = cwd if isinstance(cwd, str) else ""
+    key = unique_key(source.path, taken)
+    slug = project_slug(project)
+    return key, slug, f"sessions/{slug}/{key}.html"
+
+
+def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
+    page = site_dir / entry.page
+    page.unlink(missing_ok=True)
+    # Subagent pages live in a folder named like the page.
+    shutil.rmtree(page.with_suffix(""), ignore_errors=True)
+
+
+def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | None) -> list[RenderOutcome]:
+    outcomes: list[RenderOutcome] = []
+    if len(jobs) < POOL_MIN_JOBS or workers <= 1:
+        for index, job in enumerate(jobs, 1):
+            outcomes.append(render_job(job))
+            if progress:
+                progress(index, len(jobs), job.key)
+        return outcomes
+    # fork is cheapest, but unsafe once the live server's threads exist.
+    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+    # Largest first, so one big session does not finish alone at the end.
+    ordered = sorted(jobs, key=lambda j: -_size(j.source))
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        for index, outcome in enumerate(pool.map(render_job, ordered, chunksize=1), 1):
+            outcomes.append(outcome)
+            if progress:
+                progress(index, len(jobs), outcome.key)
+    return outcomes
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None) -> BuildResult:
+    """Build or update the site in config.out; never writes anywhere else."""
+    pi_dirs, odek_dirs = _input_dirs(config)
+    out = config.out
+    _check_output(out, [*pi_dirs, *odek_dirs])
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = SiteManifest.load(out)
+    templates_hash = folder_hash(resource_dir("templates"))
+    static_hash = folder_hash(resource_dir("static"))
+    full = (manifest.version, manifest.templates, manifest.static) != (
+        __version__,
+        templates_hash,
+        static_hash,
+    )
+    result = BuildResult(full=full)
+
+    sources = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
+    result.sessions = len(sources)
+    previous = manifest.sessions
+    current: dict[str, ManifestEntry] = {}
+    taken = {entry.key for entry in previous.values()}
+    jobs: list[RenderJob] = []
+    pending: dict[str, tuple[list[int], str]] = {}
+    assets = publish_assets(out)
+    dirs_for_blobs = tuple(str(d) for d in pi_dirs)
+    for source in sources:
+        stamp = fingerprint(source)
+        if stamp is None:
+            continue
+        path = str(source.path)
+        old = previous.get(path)
+        if old is not None and not full:
+            if old.fingerprint == stamp.to_json():
+                current[path] = old
+                continue
+            digest = content_hash(source.path)
+            if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2]:
+                old.fingerprint = stamp.to_json()  # touched, not changed
+                current[path] = old
+                continue
+        else:
+            digest = content_hash(source.path)
+        if old is not None and old.page:
+            key, slug, page = old.key, old.project_slug, old.page  # a page keeps its address
+        else:
+            planned = _plan_key(source, taken)
+            if planned is None:
+                current[path] = ManifestEntry(stamp.to_json(), digest, "", "", "", problem="Not a session file")
+                continue
+            key, slug, page = planned
+        taken.add(key)
+        pending[path] = (stamp.to_json(), digest)
+        jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs))
+
+    removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
+    for entry in removed:
+        if entry.page:
+            _remove_page(out, entry)
+        result.removed.append(entry.key)
+
+    workers = config.jobs or os.cpu_count() or 1
+    by_source = {job.source: job for job in jobs}
+    for outcome in _run_jobs(jobs, workers, on_progress):
+        stamp_json, digest = pending[outcome.source]
+        job = by_source[outcome.source]
+        current[outcome.source] = ManifestEntry(
+            stamp_json, digest, job.key, job.project_slug, job.page, outcome.record, outcome.problem
+        )
+        result.written.extend(outcome.written)
+        if outcome.record is not None:
+            result.rendered.append(outcome.key)
+
+    manifest.sessions = current
+    result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
+    if jobs or removed or full:
+        touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
+        writer = IndexWriter(out, assets)
+        result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
+        manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
+        manifest.save(out)
+        remove_stale_assets(out, assets)
+    return result

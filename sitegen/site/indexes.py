@@ -1,0 +1,119 @@
+"""The site's index pages: home (projects), one page per project, problems, stats and search."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from sitegen import __version__
+from sitegen.render.page import format_time, format_tokens
+from sitegen.resources import resource_dir
+from sitegen.site.manifest import SiteManifest
+from sitegen.site.records import SessionRecord
+
+__all__ = ["IndexWriter", "ProjectSummary", "summarise_projects"]
+
+
+@dataclass(slots=True)
+class ProjectSummary:
+    slug: str
+    name: str
+    sessions: int = 0
+    last: int | None = None
+    tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass(slots=True)
+class Totals:
+    sessions: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    last: int | None = None
+
+
+def summarise_projects(records: list[SessionRecord]) -> tuple[list[ProjectSummary], Totals]:
+    """Per-project and overall figures; usage that /fork copied into several files counts once."""
+    projects: dict[str, ProjectSummary] = {}
+    totals = Totals(sessions=len(records))
+    seen: set[str] = set()
+    # Oldest first, so a copied entry is counted in the session it was first written to.
+    for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
+        project = projects.setdefault(
+            record.project_slug, ProjectSummary(slug=record.project_slug, name=record.project or "(unknown)")
+        )
+        project.sessions += 1
+        if record.modified_ms is not None:
+            project.last = max(project.last or 0, record.modified_ms)
+            totals.last = max(totals.last or 0, record.modified_ms)
+        for usage in record.usage:
+            if usage.key in seen:
+                continue
+            seen.add(usage.key)
+            project.tokens += usage.tokens
+            project.cost += usage.cost
+            totals.tokens += usage.tokens
+            totals.cost += usage.cost
+    ordered = sorted(projects.values(), key=lambda p: (-(p.last or 0), p.name))
+    return ordered, totals
+
+
+class IndexWriter:
+    """Renders the index pages into the site folder, each written to a temp name and renamed."""
+
+    def __init__(self, site_dir: Path, assets: dict[str, str]) -> None:
+        self.site_dir = site_dir
+        self.assets = assets
+        self.env = Environment(
+            loader=FileSystemLoader(str(resource_dir("templates"))),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals.update(fmt_time=format_time, fmt_tokens=format_tokens, version=__version__)
+
+    def _write(self, relative: str, html: str) -> str:
+        target = self.site_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temp.write_text(html, encoding="utf-8")
+        os.replace(temp, target)
+        return relative
+
+    def _render(self, template: str, root: str, problem_count: int, **context: object) -> str:
+        return self.env.get_template(template).render(
+            root=root, assets=self.assets, problem_count=problem_count, **context
+        )
+
+    def write_all(self, manifest: SiteManifest, touched_projects: set[str] | None) -> list[str]:
+        """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed."""
+        records = manifest.records()
+        problems = manifest.problems()
+        projects, totals = summarise_projects(records)
+        written = [
+            self._write(
+                "index.html",
+                self._render("home.html.j2", "", len(problems), projects=projects, totals=totals),
+            ),
+            self._write("problems.html", self._render("problems.html.j2", "", len(problems), problems=problems)),
+        ]
+        by_project: dict[str, list[SessionRecord]] = {}
+        for record in records:
+            by_project.setdefault(record.project_slug, []).append(record)
+        for project in projects:
+            if touched_projects is not None and project.slug not in touched_projects:
+                continue
+            sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
+            html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
+            written.append(self._write(f"projects/{project.slug}.html", html))
+        live = {f"{p.slug}.html" for p in projects}
+        folder = self.site_dir / "projects"
+        if folder.is_dir():
+            for page in folder.glob("*.html"):
+                if page.name not in live:
+                    page.unlink()
+        return written

@@ -1,0 +1,105 @@
+"""The build manifest: what each page was built from, so a rebuild renders only what changed."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.session.storage import atomic_write_bytes
+from sitegen.site.records import SessionRecord
+
+__all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "content_hash"]
+
+MANIFEST_PATH = ".sitegen/manifest.json"
+FORMAT = 1
+
+
+def content_hash(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(slots=True)
+class ManifestEntry:
+    fingerprint: list[int]  # size, mtime_ns, mtime_ns of the artifacts/audit beside it
+    hash: str
+    key: str
+    project_slug: str
+    page: str
+    record: SessionRecord | None = None  # None when the session could not be rendered
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint,
+            "hash": self.hash,
+            "key": self.key,
+            "project_slug": self.project_slug,
+            "page": self.page,
+            "record": self.record.to_json() if self.record is not None else None,
+            "problem": self.problem,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ManifestEntry:
+        record = data.get("record")
+        return cls(
+            fingerprint=list(data["fingerprint"]),
+            hash=str(data["hash"]),
+            key=str(data["key"]),
+            project_slug=str(data["project_slug"]),
+            page=str(data["page"]),
+            record=SessionRecord.from_json(record) if record else None,
+            problem=data.get("problem"),
+        )
+
+
+@dataclass(slots=True)
+class SiteManifest:
+    """Per source path, what its page was built from; plus the build inputs that invalidate everything."""
+
+    version: str = ""
+    templates: str = ""
+    static: str = ""
+    sessions: dict[str, ManifestEntry] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, site_dir: Path) -> SiteManifest:
+        """The previous build's manifest, or an empty one (a full build) when missing or unreadable."""
+        try:
+            data = orjson.loads((site_dir / MANIFEST_PATH).read_bytes())
+            if data.get("format") != FORMAT:
+                return cls()
+            return cls(
+                version=data["version"],
+                templates=data["templates"],
+                static=data["static"],
+                sessions={k: ManifestEntry.from_json(v) for k, v in data["sessions"].items()},
+            )
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return cls()
+
+    def save(self, site_dir: Path) -> None:
+        data = {
+            "format": FORMAT,
+            "version": self.version,
+            "templates": self.templates,
+            "static": self.static,
+            "sessions": {k: self.sessions[k].to_json() for k in sorted(self.sessions)},
+        }
+        path = site_dir / MANIFEST_PATH
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, orjson.dumps(data))
+
+    def records(self) -> list[SessionRecord]:
+        return [e.record for e in self.sessions.values() if e.record is not None]
+
+    def problems(self) -> list[tuple[str, str]]:
+        return sorted((source, e.problem) for source, e in self.sessions.items() if e.problem)

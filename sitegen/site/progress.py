@@ -1,0 +1,43 @@
+"""Build progress for the CLI: a bar that redraws on a terminal, plain lines otherwise (CI logs)."""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+from typing import TextIO
+
+__all__ = ["Progress"]
+
+BAR_WIDTH = 30
+# Plain output prints a line at most this often, so CI logs stay short.
+PLAIN_INTERVAL_S = 2.0
+
+
+class Progress:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last = 0.0
+        self._drawn = False
+
+    def update(self, done: int, total: int, label: str) -> None:
+        now = time.monotonic()
+        if self.tty:
+            filled = BAR_WIDTH * done // max(total, 1)
+            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+            self.stream.write(f"\r[{bar}] {done}/{total} {label[:40]:<40}")
+            self.stream.flush()
+            self._drawn = True
+        elif done == total or now - self._last >= PLAIN_INTERVAL_S:
+            self.stream.write(f"rendered {done}/{total} sessions\n")
+            self._last = now
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,90 @@
+"""What the build keeps about each session: enough for index pages, stats and search without re-reading it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["SessionRecord", "UsageRecord"]
+
+
+@dataclass(slots=True)
+class UsageRecord:
+    """One assistant message's usage; `key` (entry id + timestamp) is shared by fork copies."""
+
+    key: str
+    day: str  # YYYY-MM-DD (UTC)
+    model: str
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cost: float
+
+    def to_row(self) -> list[Any]:
+        return [
+            self.key,
+            self.day,
+            self.model,
+            self.input,
+            self.output,
+            self.cache_read,
+            self.cache_write,
+            self.cost,
+        ]
+
+    @classmethod
+    def from_row(cls, row: list[Any]) -> UsageRecord:
+        return cls(*row)
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    """A session as the site lists it; stored in the manifest between builds."""
+
+    key: str  # unique and stable: the page's file stem
+    source: str  # absolute path of the session file
+    family: str  # "pi" or "odek"
+    session_id: str
+    project: str  # the session's cwd ("" when unknown)
+    project_slug: str
+    page: str  # path of the session page relative to the site root
+    title: str
+    created_ms: int | None
+    modified_ms: int | None
+    messages: int
+    tool_calls: int
+    branches: int
+    compactions: int
+    models: list[str]
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cost: float
+    usage: list[UsageRecord] = field(default_factory=list)
+    # agent id -> page path, for subagent transcripts rendered as their own pages.
+    subagents: dict[str, str] = field(default_factory=dict)
+    parent_session: str | None = None
+    malformed_lines: int = 0
+    # Turns sitegen's audit flags (issue 6): [{turn, user_node_id, first_suspicious_node_id, ...}].
+    flagged_turns: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["usage"] = [u.to_row() for u in self.usage]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionRecord:
+        values = dict(data)
+        values["usage"] = [UsageRecord.from_row(row) for row in values.get("usage", [])]
+        return cls(**values)

@@ -1,0 +1,104 @@
+"""Find every session the site covers, and name its page: keys, project slugs, fingerprints."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitegen.odek.store import default_odek_dirs, is_session_filename
+from sitegen.resources import resource_dir
+from sitegen.session.discover import agent_dirs, env_session_dirs, session_files
+
+__all__ = ["Fingerprint", "Source", "demo_dirs", "find_sources", "fingerprint", "project_slug", "safe_key"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    path: Path
+    family: str  # "pi" or "odek"
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """Cheap change detection: the file's size and mtime, and the mtime of what sits beside it."""
+
+    size: int
+    mtime_ns: int
+    extra_mtime_ns: int
+
+    def to_json(self) -> list[int]:
+        return [self.size, self.mtime_ns, self.extra_mtime_ns]
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def fingerprint(source: Source) -> Fingerprint | None:
+    try:
+        stat = source.path.stat()
+    except OSError:
+        return None
+    if source.family == "odek":
+        extra = _mtime(source.path.parent / "audit" / f"{source.path.stem}.json")
+    else:
+        # New artifacts or subagent sidecars change the page without touching the session file.
+        extra = _mtime(source.path.with_suffix(""))
+    return Fingerprint(stat.st_size, stat.st_mtime_ns, extra)
+
+
+def demo_dirs() -> tuple[list[Path], list[Path]]:
+    """The bundled sample sessions: a pi-family agent dir and an odek store."""
+    demo = resource_dir("demo")
+    return [demo / "pi"], [demo / "odek" / "sessions"]
+
+
+def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = True) -> list[Source]:
+    """Every session file, pi family and odek, in a stable order."""
+    flat = env_session_dirs() if use_env else []
+    found = [Source(path, "pi") for path, _ in session_files(pi_dirs, flat)]
+    for store in odek_dirs:
+        try:
+            names = sorted(os.listdir(store))
+        except OSError:
+            continue
+        found.extend(Source(store / name, "odek") for name in names if is_session_filename(name))
+    return sorted(found, key=lambda s: str(s.path))
+
+
+def configured_dirs(extra_agent_dirs: list[Path], extra_odek_dirs: list[Path]) -> tuple[list[Path], list[Path]]:
+    return agent_dirs(extra_agent_dirs), default_odek_dirs(extra_odek_dirs)
+
+
+def _short_hash(text: str, length: int = 6) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+def safe_key(text: str, limit: int = 80) -> str:
+    """A file-name-safe version of text (never empty, never a dot name)."""
+    cleaned = _UNSAFE.sub("-", text).strip("-.")[:limit]
+    return cleaned or "session"
+
+
+def project_slug(cwd: str) -> str:
+    """A readable, unique file name for a project: the path's tail plus a hash of the whole path."""
+    if not cwd:
+        return "unknown-project"
+    tail = safe_key("-".join(Path(cwd).parts[-2:]), 40)
+    return f"{tail}-{_short_hash(cwd)}"
+
+
+def unique_key(source: Path, taken: set[str]) -> str:
+    """The session's page name: its file stem, disambiguated when another file has the same stem."""
+    key = safe_key(source.stem)
+    if key in taken:
+        key = f"{key}-{_short_hash(str(source))}"
+    return key

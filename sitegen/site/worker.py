@@ -1,0 +1,178 @@
+"""Render one session for the site (in a worker process): its page, its subagents' pages, its record."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path, PurePosixPath
+
+from sitegen.errors import SitegenError
+from sitegen.render.page import PageOptions, PageRenderer
+from sitegen.session.artifacts import subagent_transcripts
+from sitegen.site.records import SessionRecord, UsageRecord
+from sitegen.transcript.load import load_transcript
+from sitegen.transcript.model import Transcript
+
+__all__ = ["RenderJob", "RenderOutcome", "relative_url", "render_job"]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """Everything a worker needs; plain values so it pickles cheaply."""
+
+    source: str
+    family: str
+    key: str
+    project_slug: str
+    page: str  # site-relative path of the session page
+    site_dir: str
+    assets: dict[str, str]  # asset name -> site-relative path
+    default_agent_dirs: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class RenderOutcome:
+    key: str
+    source: str
+    record: SessionRecord | None = None
+    problem: str | None = None
+    written: list[str] = field(default_factory=list)
+
+
+@cache
+def _renderer() -> PageRenderer:
+    """One renderer per worker process, so the highlight cache is shared by all its pages."""
+    return PageRenderer()
+
+
+def relative_url(from_page: str, to_path: str) -> str:
+    """A URL from one site-relative page to another site-relative path."""
+    start = PurePosixPath(from_page).parent
+    return os.path.relpath(to_path, start if str(start) != "." else ".").replace(os.sep, "/")
+
+
+def _write(site_dir: Path, relative: str, html: str) -> None:
+    target = site_dir / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp.write_text(html, encoding="utf-8")
+    os.replace(temp, target)
+
+
+def _options(job: RenderJob, page: str) -> PageOptions:
+    return PageOptions(
+        inline_assets=False,
+        asset_urls={name: relative_url(page, path) for name, path in job.assets.items()},
+        home_url=relative_url(page, "index.html"),
+        project_url=relative_url(page, f"projects/{job.project_slug}.html"),
+        search_url=relative_url(page, "search.html"),
+    )
+
+
+def _day(ms: int | None) -> str:
+    if ms is None:
+        return "unknown"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
+
+
+def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, str]) -> SessionRecord:
+    totals = transcript.totals()
+    usage = [
+        UsageRecord(
+            key=f"{node.id}@{node.time_ms}",
+            day=_day(node.time_ms),
+            model=node.model or "unknown",
+            input=node.usage.input,
+            output=node.usage.output,
+            cache_read=node.usage.cache_read,
+            cache_write=node.usage.cache_write,
+            cost=round(node.usage.cost, 6),
+        )
+        for node in transcript.nodes
+        if node.usage is not None
+    ]
+    tree = transcript.tree
+    return SessionRecord(
+        key=job.key,
+        source=job.source,
+        family=transcript.family,
+        session_id=transcript.session_id,
+        project=transcript.cwd,
+        project_slug=job.project_slug,
+        page=job.page,
+        title=transcript.display_title,
+        created_ms=transcript.created_ms,
+        modified_ms=transcript.modified_ms,
+        messages=totals.messages,
+        tool_calls=totals.tool_calls,
+        branches=sum(1 for kids in tree.children.values() if not kids),
+        compactions=sum(1 for node in transcript.nodes if node.kind == "compaction"),
+        models=totals.models,
+        input=totals.usage.input,
+        output=totals.usage.output,
+        cache_read=totals.usage.cache_read,
+        cache_write=totals.usage.cache_write,
+        cost=round(totals.usage.cost, 6),
+        usage=usage,
+        subagents=subagents,
+        parent_session=transcript.parent_session,
+        malformed_lines=transcript.malformed_lines,
+    )
+
+
+def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOutcome) -> dict[str, str]:
+    """Each sidecar transcript gets its own page next to the parent's, linked both ways."""
+    pages: dict[str, str] = {}
+    if transcript.artifacts_dir is None or not transcript.artifacts_dir.is_dir():
+        return pages
+    site_dir = Path(job.site_dir)
+    stem = PurePosixPath(job.page).with_suffix("")
+    sidecars = subagent_transcripts(transcript.artifacts_dir)
+    for sidecar in sidecars:
+        page = str(stem / f"{sidecar.qualified_id}.html")
+        pages[sidecar.qualified_id] = page
+        # agent:// URLs name a top-level output by its plain id.
+        pages.setdefault(sidecar.id, page)
+    for sidecar in sidecars:
+        page = pages[sidecar.qualified_id]
+        try:
+            sub = load_transcript(sidecar.path, [Path(d) for d in job.default_agent_dirs])
+        except SitegenError as error:
+            outcome.problem = f"{sidecar.path}: {error}"
+            continue
+        options = _options(job, page)
+        back = relative_url(page, job.page) + _call_anchor(transcript, sidecar.id)
+        options.parent_link = (f"Started by the task call in {transcript.display_title[:60]}", back)
+        options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
+        _write(site_dir, page, _renderer().render(sub, options))
+        outcome.written.append(page)
+    return pages
+
+
+def _call_anchor(transcript: Transcript, agent_id: str) -> str:
+    """#entry-<id> of the tool result that names agent://<id>, so the back link lands on the call."""
+    needle = f"agent://{agent_id}"
+    for node in transcript.nodes:
+        if node.result is not None and any(needle in part.text for part in node.result.parts):
+            return f"#entry-{node.id}"
+    return ""
+
+
+def render_job(job: RenderJob) -> RenderOutcome:
+    """Load, render and write one session; a broken file becomes a problem, never an exception."""
+    outcome = RenderOutcome(key=job.key, source=job.source)
+    try:
+        transcript = load_transcript(Path(job.source), [Path(d) for d in job.default_agent_dirs])
+        subagents = _render_subagents(job, transcript, outcome)
+        options = _options(job, job.page)
+        options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
+        _write(Path(job.site_dir), job.page, _renderer().render(transcript, options))
+        outcome.written.append(job.page)
+        outcome.record = session_record(job, transcript, subagents)
+    except SitegenError as error:
+        outcome.problem = str(error)
+    except (OSError, ValueError, RecursionError, MemoryError) as error:
+        outcome.problem = f"{job.source}: {type(error).__name__}: {error}"
+    return outcome

@@ -1,0 +1,73 @@
+"""Helpers for site tests: generated multi-project agent dirs and a crawler for internal links."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from sessions import SessionBuilder, text, tool_call
+
+from sitegen.site.build import BuildConfig, BuildResult, build_site
+
+
+def make_session(agent: Path, cwd: str, session_id: str, words: str, *, entries: int = 2) -> Path:
+    """A small session in <agent>/sessions/<encoded cwd>/ with a tool call and a subagent."""
+    b = SessionBuilder(session_id=session_id, cwd=cwd)
+    b.user("u1", f"{words} first question")
+    b.assistant("a1", [text(f"{words} answer"), tool_call("c1", "bash", command="ls")])
+    b.tool_result("r1", "c1", "bash", "file.txt\n")
+    for index in range(entries - 2):
+        b.user(f"u{index + 2}", f"{words} follow-up {index}")
+    folder = agent / "sessions" / ("--" + cwd.strip("/").replace("/", "-") + "--")
+    return b.write(folder / f"2026-01-01T00-00-00-000Z_{session_id}.jsonl")
+
+
+def build(out: Path, agent: Path, **kwargs: object) -> BuildResult:
+    config = BuildConfig(out=out, agent_dirs=[agent], use_default_dirs=False, jobs=1, **kwargs)  # type: ignore[arg-type]
+    return build_site(config)
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value is None:
+                continue
+            if name in ("href", "src"):
+                self.links.append(value)
+            if name == "id":
+                self.ids.add(value)
+
+
+def crawl(site: Path) -> list[str]:
+    """Broken internal links of every page: missing files and missing #anchors."""
+    pages: dict[Path, _Links] = {}
+    for page in site.rglob("*.html"):
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        pages[page.resolve()] = parser
+    broken = []
+    for page, parser in pages.items():
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith("data:") or link.startswith("//"):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if not target.exists():
+                broken.append(f"{page.relative_to(site.resolve())}: {link}")
+                continue
+            if parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else set()
+                if parts.fragment not in ids:
+                    broken.append(f"{page.relative_to(site.resolve())}: {link} (no such anchor)")
+    return broken
+
+
+def page_text(path: Path) -> str:
+    return re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))

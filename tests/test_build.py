@@ -1,0 +1,233 @@
+"""sitegen build on generated multi-project trees: pages, incremental rebuilds, problems, safety."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from sessions import SessionBuilder, text
+from site_helpers import build, crawl, make_session, page_text
+from typer.testing import CliRunner
+
+from sitegen.cli import app
+from sitegen.site.manifest import MANIFEST_PATH
+
+
+def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
+    return {
+        str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    agent = tmp_path / "agent"
+    make_session(agent, "/work/alpha", "alpha-1", "ZZ_ALPHA1_ZZ")
+    make_session(agent, "/work/alpha", "alpha-2", "ZZ_ALPHA2_ZZ")
+    make_session(agent, "/work/beta", "beta-1", "ZZ_BETA1_ZZ")
+    return agent
+
+
+def session_page(site: Path, session_id: str) -> Path:
+    return next(site.glob(f"sessions/*/*_{session_id}.html"))
+
+
+def test_cold_build_makes_every_page(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    result = build(site, agent)
+    assert result.sessions == 3 and len(result.rendered) == 3 and not result.problems
+    home = page_text(site / "index.html")
+    assert "/work/alpha" in home and "/work/beta" in home
+    alpha = next(site.glob("projects/*alpha-*.html"))
+    assert "ZZ_ALPHA1_ZZ" in page_text(alpha) and "ZZ_ALPHA2_ZZ" in page_text(alpha)
+    assert "ZZ_BETA1_ZZ" not in page_text(alpha)
+    page = page_text(session_page(site, "beta-1"))
+    assert "ZZ_BETA1_ZZ answer" in page
+    assert "<style>" not in page and 'href="../../assets/page.' in page
+    assert crawl(site) == []
+
+
+def test_noop_rebuild_writes_nothing(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    before = snapshot(site)
+    result = build(site, agent)
+    assert not result.changed and result.rendered == []
+    assert snapshot(site) == before
+
+
+def test_touched_but_unchanged_file_is_not_rendered(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    path = next(agent.rglob("*_alpha-1.jsonl"))
+    path.touch()
+    assert build(site, agent).rendered == []
+
+
+def test_appended_session_is_the_only_one_rendered(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    beta_page = session_page(site, "beta-1")
+    beta_before = beta_page.stat().st_mtime_ns
+    path = next(agent.rglob("*_alpha-2.jsonl"))
+    with open(path, "ab") as handle:
+        entry = {
+            "type": "message",
+            "id": "late0001",
+            "parentId": "r1",
+            "timestamp": "2026-02-01T00:00:00.000Z",
+            "message": {"role": "user", "content": "ZZ_APPENDED_ZZ", "timestamp": 1},
+        }
+        handle.write(orjson.dumps(entry) + b"\n")
+    result = build(site, agent)
+    assert result.rendered == ["2026-01-01T00-00-00-000Z_alpha-2"]
+    assert "ZZ_APPENDED_ZZ" in page_text(session_page(site, "alpha-2"))
+    assert beta_page.stat().st_mtime_ns == beta_before
+
+
+def test_partial_trailing_line_is_tolerated(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    path = next(agent.rglob("*_alpha-1.jsonl"))
+    with open(path, "ab") as handle:
+        handle.write(b'{"type":"message","id":"half"')
+    result = build(site, agent)
+    assert not result.problems
+    assert "incomplete" in page_text(session_page(site, "alpha-1"))
+
+
+def test_deleted_session_loses_its_page(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    page = session_page(site, "alpha-1")
+    next(agent.rglob("*_alpha-1.jsonl")).unlink()
+    result = build(site, agent)
+    assert result.removed == ["2026-01-01T00-00-00-000Z_alpha-1"]
+    assert not page.exists()
+    alpha = next(site.glob("projects/*alpha-*.html"))
+    assert "ZZ_ALPHA1_ZZ" not in page_text(alpha)
+    assert crawl(site) == []
+
+
+def test_deleting_a_whole_project_removes_its_page(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    next(agent.rglob("*_beta-1.jsonl")).unlink()
+    build(site, agent)
+    assert not list(site.glob("projects/*beta-*.html"))
+    assert "/work/beta" not in page_text(site / "index.html")
+
+
+def test_template_or_version_change_rebuilds_everything(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    manifest_path = site / MANIFEST_PATH
+    manifest = orjson.loads(manifest_path.read_bytes())
+    manifest["templates"] = "something-else"
+    manifest_path.write_bytes(orjson.dumps(manifest))
+    result = build(site, agent)
+    assert result.full and len(result.rendered) == 3
+
+
+def test_broken_file_is_a_problem_not_a_failure(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    broken = agent / "sessions" / "--work-alpha--" / "2026-01-05T00-00-00-000Z_broken.jsonl"
+    broken.write_bytes(
+        b'{"type":"session","id":"broken","cwd":"/work/alpha"}\n{"type":"message","id":"x","message":7}\n'
+    )
+    broken2 = agent / "sessions" / "--work-alpha--" / "2026-01-06T00-00-00-000Z_notjson.jsonl"
+    broken2.write_bytes(b"\x00\x01 not a session\n")
+    result = build(site, agent)
+    assert len(result.rendered) >= 3
+    assert any("notjson" in p for p in result.problems)
+    problems = page_text(site / "problems.html")
+    assert "notjson" in problems
+    runner = CliRunner()
+    strict = runner.invoke(app, ["build", "--out", str(site), "--agent-dir", str(agent), "--strict"])
+    assert strict.exit_code == 1 and "notjson" in strict.stderr
+
+
+def test_hostile_cwd_is_escaped_everywhere(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    cwd = "/tmp/<script>alert('ZZ_CWD_ZZ')</script>"
+    b = SessionBuilder(session_id="evil-1", cwd=cwd)
+    b.user("u1", "<img src=x onerror=alert(1)> ZZ_EVIL_ZZ")
+    b.assistant("a1", [text("ok")])
+    b.write(agent / "sessions" / "--tmp-evil--" / "2026-01-01T00-00-00-000Z_evil-1.jsonl")
+    site = tmp_path / "site"
+    build(site, agent)
+    for page in site.rglob("*.html"):
+        html = page.read_text()
+        assert "<script>alert" not in html, page
+        assert "<img src=x" not in html, page
+    assert "&lt;script&gt;alert(" in (site / "index.html").read_text()
+    assert crawl(site) == []
+
+
+def test_build_never_writes_to_the_agent_dir(tmp_path: Path, agent: Path) -> None:
+    before = snapshot(agent)
+    build(tmp_path / "site", agent)
+    assert snapshot(agent) == before
+
+
+def test_output_inside_an_agent_dir_is_refused(tmp_path: Path, agent: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["build", "--out", str(agent / "site"), "--agent-dir", str(agent)])
+    assert result.exit_code == 1 and "overlaps" in result.stderr
+    assert not (agent / "site").exists()
+
+
+def test_forked_copies_are_counted_once_in_totals(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    original = make_session(agent, "/work/fork", "orig-1", "ZZ_FORK_ZZ")
+    copy = original.with_name("2026-01-02T00-00-00-000Z_copy-1.jsonl")
+    lines = original.read_bytes().splitlines()
+    header = orjson.loads(lines[0])
+    header.update(id="copy-1", parentSession="orig-1", timestamp="2026-01-02T00:00:00.000Z")
+    copy.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    site = tmp_path / "site"
+    build(site, agent)
+    home = page_text(site / "index.html")
+    # One assistant message of $0.0125: the copy shares it, so the total stays $0.01, not $0.03.
+    assert "2 sessions" in home and "$0.01" in home and "$0.03" not in home
+
+
+def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    path = make_session(agent, "/work/sub", "parent-1", "ZZ_PARENT_ZZ")
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    (artifacts / "Scout.md").write_text("found it")
+    sub = SessionBuilder(session_id="sub-1", cwd="/work/sub")
+    sub.user("s1", "ZZ_SUBTASK_ZZ")
+    sub.write(artifacts / "Scout.jsonl")
+    b = SessionBuilder(session_id="parent-1", cwd="/work/sub")
+    b.user("u1", "delegate")
+    from sessions import tool_call
+
+    b.assistant("a1", [tool_call("c1", "task", task="scout")])
+    b.tool_result("r1", "c1", "task", "see agent://Scout")
+    b.write(path)
+    site = tmp_path / "site"
+    build(site, agent)
+    parent = session_page(site, "parent-1")
+    sub_page = parent.with_suffix("") / "Scout.html"
+    assert sub_page.is_file() and "ZZ_SUBTASK_ZZ" in sub_page.read_text()
+    assert 'href="2026-01-01T00-00-00-000Z_parent-1/Scout.html"' in parent.read_text()
+    assert "../2026-01-01T00-00-00-000Z_parent-1.html#entry-r1" in sub_page.read_text()
+    assert crawl(site) == []
+
+
+def test_demo_build_has_pi_and_odek_sessions(tmp_path: Path) -> None:
+    runner = CliRunner()
+    site = tmp_path / "site"
+    result = runner.invoke(app, ["build", "--demo", "--out", str(site), "--jobs", "2"])
+    assert result.exit_code == 0, result.stderr
+    pages = list(site.glob("sessions/*/*.html"))
+    assert any("odek" in str(p) for p in pages) and len(pages) >= 8
+    assert crawl(site) == []
+    shutil.rmtree(site)
