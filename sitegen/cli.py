@@ -248,7 +248,7 @@ def export_command(
     path = _resolve(session, agent_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
     text_filter, redactor = _redaction(redact)
-    html = export_html(transcript, branch_only=branch, text_filter=text_filter)
+    html = export_html(transcript, branch_only=branch, text_filter=text_filter, parallel=True)
     target = output if output is not None else Path.cwd() / f"{path.stem}.html"
     write_page(html, target)
     if redactor is not None:

@@ -195,3 +195,15 @@ def test_renderer_can_be_reused_across_pages(branching: Path, tmp_path: Path) ->
     a = export_html(load_transcript(branching), renderer=renderer)
     b = export_html(load_transcript(branching), renderer=renderer)
     assert a == b
+
+
+def test_two_core_render_gives_the_same_page(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    for i in range(40):
+        b.user(f"u{i}", f"question {i}")
+        b.assistant(f"a{i}", [tool_call(f"c{i}", "read", path=f"src/m{i}.py")])
+        b.tool_result(f"r{i}", f"c{i}", "read", "\n".join(f"x_{i}_{n} = {n}  # ZZ" for n in range(1500)))
+    path = b.write(tmp_path / "big.jsonl")
+    parallel = export_html(load_transcript(path), parallel=True)
+    assert parallel == export_html(load_transcript(path), parallel=False)
+    assert parallel.count('class="entry kind-user') == 40

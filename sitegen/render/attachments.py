@@ -72,9 +72,7 @@ class AttachmentResolver:
             return None
         size = len(content)
         if size > MAX_ATTACHMENT_CHARS:
-            content = (
-                content[:MAX_ATTACHMENT_CHARS] + f"\n… [{size - MAX_ATTACHMENT_CHARS:,} more characters]"
-            )
+            content = content[:MAX_ATTACHMENT_CHARS] + f"\n… [{size - MAX_ATTACHMENT_CHARS:,} more characters]"
         if self.text_filter is not None:
             content = self.text_filter(content)
         if url.startswith("artifact://"):

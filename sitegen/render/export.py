@@ -28,11 +28,12 @@ def export_html(
     branch_only: bool = False,
     text_filter: Callable[[str], str] | None = None,
     renderer: PageRenderer | None = None,
+    parallel: bool = False,
 ) -> str:
     """The self-contained page of a transcript; text_filter (redaction) is applied to all session text."""
     if text_filter is not None:
         map_transcript_text(transcript, text_filter)
-    options = PageOptions(inline_assets=True, branch_only=branch_only, text_filter=text_filter)
+    options = PageOptions(inline_assets=True, branch_only=branch_only, text_filter=text_filter, parallel=parallel)
     return (renderer or PageRenderer()).render(transcript, options)
 
 

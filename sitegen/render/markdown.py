@@ -49,9 +49,7 @@ class MarkdownRenderer:
         return Markup(self._md.render(text))
 
 
-def _render_link_open(
-    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
-) -> str:
+def _render_link_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
     if _IMAGE_DATA.match(href):
@@ -63,9 +61,7 @@ def _render_link_open(
     return str(self.renderToken(tokens, idx, options, env))
 
 
-def _render_image(
-    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
-) -> str:
+def _render_image(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -16,6 +16,7 @@ from sitegen import __version__
 from sitegen.render.attachments import AttachmentResolver
 from sitegen.render.highlight import Highlighter
 from sitegen.render.markdown import MarkdownRenderer
+from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import fold_text, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import resource_dir
@@ -24,6 +25,8 @@ from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 __all__ = ["PageOptions", "PageRenderer", "asset_text"]
 
 SNIPPET_CHARS = 90
+# Below this much session text a second process costs more than it saves.
+PARALLEL_MIN_CHARS = 400_000
 # C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
@@ -48,6 +51,8 @@ class PageOptions:
     parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one
     # Applied to text read from artifacts and sidecars (redaction for share).
     text_filter: Callable[[str], str] | None = None
+    # Render a long page on two cores (the export command; the site build parallelises by session).
+    parallel: bool = False
 
 
 @dataclass(slots=True)
@@ -86,12 +91,7 @@ class EntryContext:
 
 def paired_result_ids(transcript: Transcript) -> set[str]:
     """Ids of tool-result nodes shown inside their call (so not again on their own)."""
-    return {
-        call.result.node_id
-        for node in transcript.nodes
-        for call in node.tool_calls
-        if call.result is not None
-    }
+    return {call.result.node_id for node in transcript.nodes for call in node.tool_calls if call.result is not None}
 
 
 def kept_marks(transcript: Transcript) -> dict[str, str]:
@@ -181,13 +181,12 @@ class PageRenderer:
         )
         self._page = self.env.get_template("page.html.j2")
         self._nested = self.env.get_template("nested.html.j2")
+        self._conversation = self.env.get_template("conversation.html.j2")
 
     def render(self, transcript: Transcript, options: PageOptions | None = None) -> str:
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
-        resolver = AttachmentResolver(
-            dirs, self, options.text_filter, linked=frozenset(options.subagent_urls)
-        )
+        resolver = AttachmentResolver(dirs, self, options.text_filter, linked=frozenset(options.subagent_urls))
         return self._render_page(transcript, options, resolver)
 
     def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:
@@ -246,10 +245,8 @@ class PageRenderer:
         html = self._page.render(
             t=transcript,
             options=options,
-            nodes=nodes,
+            conversation=Markup(self._render_conversation(nodes, paired, ctx, options.parallel)),
             nav=nav,
-            paired=paired,
-            ctx=ctx,
             leaf=leaf,
             file_totals=file_totals,
             path_totals=path_totals,
@@ -262,6 +259,24 @@ class PageRenderer:
             audit_html=None,
         )
         return _CONTROL_CHARS.sub("\ufffd", html)
+
+    def _render_conversation(self, nodes: list[Node], paired: set[str], ctx: EntryContext, parallel: bool) -> str:
+        def render(part: Sequence[Node]) -> str:
+            return self._conversation.render(nodes=part, paired=paired, ctx=ctx)
+
+        if not parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_CHARS:
+            return render(nodes)
+        cut = split_by_weight(nodes, _weight)
+        return render_in_two(render, nodes[:cut], nodes[cut:])
+
+
+def _weight(node: Node) -> int:
+    """Rough rendering cost of a node: the text it carries, its tools' output included."""
+    size = 200 + sum(len(part.text) for part in node.parts)
+    for call in node.tool_calls:
+        if call.result is not None:
+            size += sum(len(part.text) for part in call.result.parts)
+    return size
 
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:

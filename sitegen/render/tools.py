@@ -122,9 +122,7 @@ def _stored_diff(diff: str) -> list[DiffLine]:
 
 def _computed_diff(old: str, new: str, path: str) -> list[DiffLine]:
     lines: list[DiffLine] = []
-    diff = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", n=3, lineterm=""
-    )
+    diff = difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", n=3, lineterm="")
     for line in diff:
         if line.startswith(("---", "+++")):
             continue
