@@ -20,6 +20,7 @@ from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import fold_text, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import resource_dir
+from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text"]
@@ -51,6 +52,8 @@ class PageOptions:
     parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one
     # Applied to text read from artifacts and sidecars (redaction for share).
     text_filter: Callable[[str], str] | None = None
+    # sitegen's audit of the session's turns; computed here when the caller has not already.
+    turn_audits: list[TurnAudit] | None = None
     # Render a long page on two cores (the export command; the site build parallelises by session).
     parallel: bool = False
 
@@ -256,7 +259,7 @@ class PageRenderer:
             csp=csp,
             version=__version__,
             totals_rows=_totals_rows,
-            audit_html=None,
+            turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
         )
         return _CONTROL_CHARS.sub("\ufffd", html)
 

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from markupsafe import Markup
 
+from sitegen.odek.framing import ToolFrame
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.highlight import Highlighter
 from sitegen.render.text import Folded, fold_text
@@ -50,6 +51,25 @@ class Attachment:
 
 
 @dataclass(slots=True)
+class FrameSegment:
+    kind: str  # text | untrusted | omitted
+    body: Folded | None
+    source: str = ""
+    closed: bool = True
+    note: str = ""
+
+
+@dataclass(slots=True)
+class FrameView:
+    """odek's TOOL RESULT box: its header, and the body with untrusted parts marked."""
+
+    tool_name: str
+    nonce: str
+    label: str
+    segments: list[FrameSegment]
+
+
+@dataclass(slots=True)
 class ToolView:
     kind: str  # bash | read | edit | write | task | generic
     name: str
@@ -66,6 +86,26 @@ class ToolView:
     exit_code: int | None = None
     images: list[ImageView] = field(default_factory=list)
     attachments: list[Attachment] = field(default_factory=list)
+    frame: FrameView | None = None
+
+
+def frame_view(data: object) -> FrameView | None:
+    """The view of a stored odek frame (ToolResult.details["odekFrame"]); None when absent or plain."""
+    if not isinstance(data, dict):
+        return None
+    frame = ToolFrame.from_json(data)
+    if not frame.framed and not any(s.kind != "text" for s in frame.segments):
+        return None
+    segments = []
+    for segment in frame.segments:
+        if segment.kind == "omitted":
+            note = f"{segment.omitted_bytes or 0:,} bytes omitted (output was {segment.total_bytes or 0:,} bytes)"
+            segments.append(FrameSegment("omitted", None, note=note))
+        else:
+            segments.append(
+                FrameSegment(segment.kind, fold_text(segment.text), source=segment.source or "", closed=segment.closed)
+            )
+    return FrameView(frame.tool_name or "", frame.nonce or "", frame.label or "", segments)
 
 
 def image_view(part: Part) -> ImageView:
@@ -214,6 +254,10 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         view.summary = ""
         view.arguments = highlighter.code(_json(call.arguments), "json")
         view.output = fold_text(text, ansi_to_html)
+    if result is not None and "odekFrame" in result.details:
+        view.frame = frame_view(result.details["odekFrame"])
+        if view.frame is not None:
+            view.output = None
     if text and ("artifact://" in text or "agent://" in text):
         view.attachments = attachments(text)
     return view
