@@ -12,6 +12,7 @@ from sitegen.errors import SitegenError
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.records import SessionRecord, UsageRecord
+from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 
@@ -168,9 +169,11 @@ def render_job(job: RenderJob) -> RenderOutcome:
         subagents = _render_subagents(job, transcript, outcome)
         options = _options(job, job.page)
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
+        options.turn_audits = analyse_transcript(transcript)
         _write(Path(job.site_dir), job.page, _renderer().render(transcript, options))
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
+        outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
     except SitegenError as error:
         outcome.problem = str(error)
     except (OSError, ValueError, RecursionError, MemoryError) as error:
