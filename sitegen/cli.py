@@ -29,9 +29,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 AgentDirOption = Annotated[
     list[Path] | None,
-    typer.Option(
-        "--agent-dir", help="An agent dir to read besides ~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent."
-    ),
+    typer.Option("--agent-dir", help="An agent dir to read besides ~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent."),
 ]
 SessionArgument = Annotated[
     str | None,
@@ -80,10 +78,29 @@ def _dirs(extra: list[Path] | None) -> list[Path]:
     return agent_dirs([p.expanduser() for p in extra or []])
 
 
-def _resolve(session: str | None, agent_dir: list[Path] | None) -> Path:
+OdekDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions."),
+]
+
+
+def _resolve(session: str | None, agent_dir: list[Path] | None, odek_dir: list[Path] | None = None) -> Path:
+    """A SESSION argument: pi-family sessions first, then ids of the odek stores."""
+    from sitegen.errors import SessionNotFound
+    from sitegen.odek.store import OdekStore, default_odek_dirs
     from sitegen.session.discover import resolve_session
 
-    return resolve_session(session, cwd=os.getcwd(), dirs=_dirs(agent_dir))
+    try:
+        return resolve_session(session, cwd=os.getcwd(), dirs=_dirs(agent_dir))
+    except SessionNotFound:
+        if session is None or "/" in session or "\\" in session or session.endswith((".jsonl", ".json")):
+            raise
+        for store in default_odek_dirs(odek_dir or []):
+            try:
+                return OdekStore(store).resolve(session).path
+            except SessionNotFound:
+                continue
+        raise
 
 
 def _open_in_browser(path_or_url: str) -> None:
@@ -94,9 +111,7 @@ def _open_in_browser(path_or_url: str) -> None:
 @app.command("ls")
 @user_errors
 def list_command(
-    all_projects: Annotated[
-        bool, typer.Option("--all", help="Every project, not just this directory.")
-    ] = False,
+    all_projects: Annotated[bool, typer.Option("--all", help="Every project, not just this directory.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
     agent_dir: AgentDirOption = None,
 ) -> None:
@@ -108,9 +123,7 @@ def list_command(
     dirs = _dirs(agent_dir)
     infos = list_all(dirs) if all_projects else list_sessions(os.getcwd(), dirs)
     if as_json:
-        sys.stdout.write(
-            orjson.dumps([i.to_json() for i in infos], option=orjson.OPT_INDENT_2).decode() + "\n"
-        )
+        sys.stdout.write(orjson.dumps([i.to_json() for i in infos], option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if not infos:
         typer.echo("No sessions found." + ("" if all_projects else " Try --all."))
@@ -120,9 +133,7 @@ def list_command(
     for info in infos:
         title = " ".join((info.title or info.first_message or "(no messages)").split())[:70]
         where = f"  {info.cwd}" if all_projects else ""
-        typer.echo(
-            f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}"
-        )
+        typer.echo(f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}")
 
 
 @app.command("context")
@@ -165,9 +176,7 @@ def context_command(
 @user_errors
 def migrate_command(
     session: SessionArgument = None,
-    write: Annotated[
-        bool, typer.Option("--write", help="Rewrite the file (atomically) in the new format.")
-    ] = False,
+    write: Annotated[bool, typer.Option("--write", help="Rewrite the file (atomically) in the new format.")] = False,
     agent_dir: AgentDirOption = None,
 ) -> None:
     """Report what migrating a session to the current format changes; --write applies it."""
@@ -192,9 +201,7 @@ def migrate_command(
 @user_errors
 def resolve_command(
     url: Annotated[str, typer.Argument(help="An artifact://N or agent://ID[/path|?q=...] URL.")],
-    session: Annotated[
-        str | None, typer.Option("--session", help="The session whose artifacts to use.")
-    ] = None,
+    session: Annotated[str | None, typer.Option("--session", help="The session whose artifacts to use.")] = None,
     agent_dir: AgentDirOption = None,
 ) -> None:
     """Print the content an artifact:// or agent:// URL points at."""
@@ -211,21 +218,28 @@ def dump_command(
     session: SessionArgument = None,
     copy: Annotated[bool, typer.Option("--copy", help="Copy to the clipboard instead of printing.")] = False,
     agent_dir: AgentDirOption = None,
+    odek_dir: OdekDirOption = None,
 ) -> None:
     """Print the session as plain text: prompt, model, tools, messages, tool calls and results."""
     from sitegen.session.dump import format_session_as_text
     from sitegen.session.session import open_session
+    from sitegen.transcript.load import family_of
 
-    path = _resolve(session, agent_dir)
-    text = format_session_as_text(open_session(path, default_agent_dirs=_dirs(agent_dir)))
+    path = _resolve(session, agent_dir, odek_dir)
+    if family_of(path) == "odek":
+        from sitegen.odek.dump import format_odek_as_text
+
+        text = format_odek_as_text(path)
+    else:
+        text = format_session_as_text(open_session(path, default_agent_dirs=_dirs(agent_dir)))
     if not text:
         typer.echo("No messages to dump yet")
         return
     if copy:
         from sitegen.clipboard import copy_to_clipboard
 
-        copy_to_clipboard(text)
-        typer.echo(f"Copied {len(text):,} characters to the clipboard")
+        tool = copy_to_clipboard(text)
+        typer.echo(f"Copied to the clipboard ({tool})")
         return
     sys.stdout.write(text)
 
@@ -234,21 +248,21 @@ def dump_command(
 @user_errors
 def export_command(
     session: SessionArgument = None,
-    output: Annotated[
-        Path | None, typer.Argument(help="Output file (default: <session file name>.html here).")
-    ] = None,
+    output: Annotated[Path | None, typer.Argument(help="Output file (default: <session file name>.html here).")] = None,
     open_page: Annotated[bool, typer.Option("--open", help="Open the page in the browser.")] = False,
     branch: Annotated[bool, typer.Option("--branch", help="Only the default branch (smaller page).")] = False,
     redact: Annotated[bool, typer.Option("--redact", help="Replace secrets with [REDACTED:kind].")] = False,
     agent_dir: AgentDirOption = None,
+    odek_dir: OdekDirOption = None,
 ) -> None:
     """Write one self-contained HTML page for a session."""
+    from sitegen.redact import Redactor
     from sitegen.render.export import export_html, load_transcript, write_page
 
-    path = _resolve(session, agent_dir)
+    path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
-    text_filter, redactor = _redaction(redact)
-    html = export_html(transcript, branch_only=branch, text_filter=text_filter, parallel=True)
+    redactor = Redactor() if redact else None
+    html = export_html(transcript, branch_only=branch, parallel=True, **_filters(redactor))
     target = output if output is not None else Path.cwd() / f"{path.stem}.html"
     write_page(html, target)
     if redactor is not None:
@@ -263,18 +277,10 @@ def export_command(
 def build_command(
     out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("site"),
     agent_dir: AgentDirOption = None,
-    odek_dir: Annotated[
-        list[Path] | None, typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions.")
-    ] = None,
-    demo: Annotated[
-        bool, typer.Option("--demo", help="Build from the bundled sample sessions only.")
-    ] = False,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Exit 1 when any session could not be rendered.")
-    ] = False,
+    odek_dir: OdekDirOption = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Build from the bundled sample sessions only.")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when any session could not be rendered.")] = False,
     open_site: Annotated[bool, typer.Option("--open", help="Open the site in the browser.")] = False,
 ) -> None:
     """Build a static site over every session of every project (default output: ./site)."""
@@ -303,23 +309,79 @@ def build_command(
         raise typer.Exit(1)
 
 
-def _redaction(enabled: bool) -> tuple[Callable[[str], str] | None, Any]:
-    if not enabled:
-        return None, None
-    from sitegen.redact import Redactor
+def _filters(redactor: Any) -> dict[str, Any]:
+    """export_html's text and value filters for a redactor (none without one)."""
+    if redactor is None:
+        return {}
+    from sitegen.redact import redact_value
 
-    redactor = Redactor()
-    return redactor.redact, redactor
+    return {"text_filter": redactor.redact, "value_filter": lambda value: redact_value(value, redactor)}
 
 
 def _report_redactions(redactor: Any) -> None:
-    counts = redactor.counts
-    if not counts:
-        typer.echo("Redacted: nothing found")
-        return
-    typer.echo("Redacted: " + ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())))
+    from sitegen.redact import describe_counts
+
+    if redactor.total:
+        typer.echo(f"Redacted {redactor.total} secrets: {describe_counts(redactor.counts)}")
+    else:
+        typer.echo("No secrets found to redact")
+
+
+@app.command("share")
+@user_errors
+def share_command(
+    session: SessionArgument = None,
+    handler: Annotated[
+        Path | None, typer.Option("--handler", help="A share.py whose share(html_path) publishes the page.")
+    ] = None,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Do not replace secrets before sharing.")] = False,
+    branch: Annotated[bool, typer.Option("--branch", help="Share only the shown branch (smaller page).")] = False,
+    public: Annotated[bool, typer.Option("--public", help="Make the gist public (default: secret).")] = False,
+    open_page: Annotated[bool, typer.Option("--open", help="Open the shared link in the browser.")] = False,
+    agent_dir: AgentDirOption = None,
+    odek_dir: OdekDirOption = None,
+) -> None:
+    """Share a session page through your share.py handler, or else as a secret GitHub gist."""
+    from sitegen.errors import ShareCancelled
+    from sitegen.redact import Redactor
+    from sitegen.render.export import export_html, load_transcript, write_page
+    from sitegen.share import share_session, size_warning
+
+    path = _resolve(session, agent_dir, odek_dir)
+    dirs = _dirs(agent_dir)
+    transcript = load_transcript(path, dirs)
+    title = transcript.display_title
+    redactor = None if no_redact else Redactor()
+
+    def export(target: Path) -> None:
+        write_page(export_html(transcript, branch_only=branch, parallel=True, **_filters(redactor)), target)
+
+    own_dir = next((p.parent for p in path.parents if p.name == "sessions"), None)
+    agent_dirs = [own_dir, *dirs] if own_dir is not None else dirs
+    try:
+        outcome = share_session(export, title=title, agent_dirs=agent_dirs, handler=handler, public=public)
+    except ShareCancelled:
+        raise fail("Share cancelled", 130) from None
+    if outcome.message:
+        typer.echo(outcome.message)
+    if outcome.via == "gist":
+        typer.echo(f"Preview: {outcome.preview_url}")
+        typer.echo(f"Gist: {outcome.gist_url}")
+        warning = size_warning(outcome.page_bytes, branch=branch)
+        if warning:
+            typer.echo(warning, err=True)
+    elif outcome.url:
+        typer.echo(outcome.url)
+    if redactor is not None:
+        _report_redactions(redactor)
+    if open_page and outcome.url:
+        _open_in_browser(outcome.url)
 
 
 def main() -> None:
     """Console entry point."""
     app()
+
+
+if __name__ == "__main__":
+    main()

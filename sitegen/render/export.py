@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.transcript.load import load_transcript
@@ -27,12 +28,14 @@ def export_html(
     *,
     branch_only: bool = False,
     text_filter: Callable[[str], str] | None = None,
+    value_filter: Callable[[Any], Any] | None = None,
     renderer: PageRenderer | None = None,
     parallel: bool = False,
 ) -> str:
-    """The self-contained page of a transcript; text_filter (redaction) is applied to all session text."""
+    """The self-contained page of a transcript; text_filter (redaction) is applied to all session text,
+    value_filter to structured values such as tool arguments."""
     if text_filter is not None:
-        map_transcript_text(transcript, text_filter)
+        map_transcript_text(transcript, text_filter, value_filter)
     options = PageOptions(inline_assets=True, branch_only=branch_only, text_filter=text_filter, parallel=parallel)
     return (renderer or PageRenderer()).render(transcript, options)
 

@@ -9,7 +9,7 @@ import orjson
 from sitegen.session.context import LAST_ENTRY, SessionContext, build_session_context
 from sitegen.session.session import Session
 
-__all__ = ["format_session_as_text"]
+__all__ = ["format_context_as_text", "format_session_as_text"]
 
 
 def _json(value: Any) -> str:
@@ -48,9 +48,7 @@ def _content_lines(content: Any) -> list[str]:
         elif kind == "image":
             lines.append(f"[image {block.get('mimeType', '')}]")
         elif kind == "toolCall":
-            lines.append(
-                f"[tool call {block.get('name')} id={block.get('id')}]\n{_json(block.get('arguments'))}"
-            )
+            lines.append(f"[tool call {block.get('name')} id={block.get('id')}]\n{_json(block.get('arguments'))}")
     return lines
 
 
@@ -82,23 +80,42 @@ def _message_section(message: dict[str, Any]) -> str | None:
     return f"## {title}\n" + "\n".join(lines) if lines or role in ("user", "assistant") else None
 
 
+def format_context_as_text(
+    messages: list[dict[str, Any]],
+    *,
+    system_prompt: str | None,
+    models: dict[str, str],
+    thinking_level: str,
+    tools: list[Any],
+) -> str:
+    """The dump layout over context messages; empty when there are none."""
+    if not messages:
+        return ""
+    sections: list[str] = []
+    if system_prompt:
+        sections.append(f"# System prompt\n{system_prompt}")
+    model_text = ", ".join(f"{role}: {model}" for role, model in models.items()) or "unknown"
+    sections.append(f"# Model\n{model_text}\nThinking level: {thinking_level}")
+    if tools:
+        sections.append("# Tools\n" + "\n".join(_tool_lines(tools)))
+    body = [s for s in (_message_section(m) for m in messages) if s is not None]
+    sections.append("# Conversation\n\n" + "\n\n".join(body))
+    return "\n\n".join(sections).rstrip() + "\n"
+
+
 def format_session_as_text(session: Session, leaf_id: str | None = None) -> str:
-    """The dump text; empty when the context holds no messages."""
+    """The dump text of a pi-family session at a leaf (default: the last entry)."""
     context: SessionContext = build_session_context(
         session.entries, leaf_id if leaf_id is not None else LAST_ENTRY, session.by_id
     )
-    if not context.messages:
-        return ""
     path = [session.by_id[i] for i in session.tree.path_to(context.leaf_id)] if context.leaf_id else []
     init = next((e for e in reversed(path) if e.get("type") == "session_init"), None)
-    sections: list[str] = []
-    if init is not None and init.get("systemPrompt"):
-        sections.append(f"# System prompt\n{init['systemPrompt']}")
-    models = ", ".join(f"{role}: {model}" for role, model in context.models.items()) or "unknown"
-    sections.append(f"# Model\n{models}\nThinking level: {context.thinking_level}")
+    prompt = init.get("systemPrompt") if init is not None else None
     tools = init.get("tools") if init is not None else None
-    if isinstance(tools, list) and tools:
-        sections.append("# Tools\n" + "\n".join(_tool_lines(tools)))
-    body = [s for s in (_message_section(m) for m in context.messages) if s is not None]
-    sections.append("# Conversation\n\n" + "\n\n".join(body))
-    return "\n\n".join(sections).rstrip() + "\n"
+    return format_context_as_text(
+        context.messages,
+        system_prompt=prompt if isinstance(prompt, str) else None,
+        models=context.models,
+        thinking_level=context.thinking_level,
+        tools=tools if isinstance(tools, list) else [],
+    )

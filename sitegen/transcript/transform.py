@@ -23,26 +23,33 @@ def map_value(value: Any, fn: TextMap) -> Any:
     return value
 
 
-def _map_parts(parts: list[Part], fn: TextMap) -> None:
+ValueMap = Callable[[Any], Any]
+
+
+def _map_parts(parts: list[Part], fn: TextMap, values: ValueMap) -> None:
     for part in parts:
         if part.text:
             part.text = fn(part.text)
         if part.call is not None:
-            part.call.arguments = map_value(part.call.arguments, fn)
+            part.call.arguments = values(part.call.arguments)
 
 
-def map_transcript_text(transcript: Transcript, fn: TextMap) -> None:
-    """Apply fn, in place, to message text, thinking, tool arguments and output, summaries and metadata."""
+def map_transcript_text(transcript: Transcript, fn: TextMap, values: ValueMap | None = None) -> None:
+    """Apply fn, in place, to message text, thinking, tool arguments and output, summaries and metadata.
+
+    values maps structured values (tool arguments, details, metadata) when the mapping needs their keys,
+    as redaction does for {"password": ...}; by default fn is applied to every string in them."""
+    structured: ValueMap = values if values is not None else (lambda value: map_value(value, fn))
     for node in transcript.nodes:
-        _map_parts(node.parts, fn)
+        _map_parts(node.parts, fn, structured)
         if node.result is not None and node.result.parts is not node.parts:
-            _map_parts(node.result.parts, fn)
+            _map_parts(node.result.parts, fn, structured)
         if node.result is not None:
-            node.result.details = map_value(node.result.details, fn)
-        node.meta = map_value(node.meta, fn)
+            node.result.details = structured(node.result.details)
+        node.meta = structured(node.meta)
     if transcript.system_prompt is not None:
         transcript.system_prompt = fn(transcript.system_prompt)
-    transcript.tools = map_value(transcript.tools, fn)
+    transcript.tools = structured(transcript.tools)
     transcript.buffer = [fn(text) for text in transcript.buffer]
     if transcript.title is not None:
         transcript.title = fn(transcript.title)
