@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from sessions import SessionBuilder, text, tool_call
-from test_share import GIST_ID, fake_gh, gh_calls, temp_dir  # noqa: F401 - fixtures used by name
+from share_fixtures import GIST_ID, gh_calls
 from typer.testing import CliRunner
 
 from sitegen.cli import app
