@@ -46,7 +46,8 @@ class PageOptions:
     home_url: str | None = None
     project_url: str | None = None
     search_url: str | None = None
-    related: list[tuple[str, str]] = field(default_factory=list)
+    # Site pages: URL of the script listing related sessions (written after every build).
+    related_script: str | None = None
     # agent id -> URL of the subagent's own page (site); the export embeds transcripts instead.
     subagent_urls: dict[str, str] = field(default_factory=dict)
     parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one

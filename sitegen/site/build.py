@@ -11,6 +11,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.odek.store import default_odek_dirs
@@ -20,8 +22,9 @@ from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.indexes import IndexWriter
 from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
+from sitegen.site.related import related_sessions
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
-from sitegen.site.worker import RenderJob, RenderOutcome, render_job
+from sitegen.site.worker import RenderJob, RenderOutcome, related_script, relative_url, render_job
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
 
@@ -98,6 +101,7 @@ def _plan_key(source: Source, taken: set[str]) -> tuple[str, str, str] | None:
 def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
     page = site_dir / entry.page
     page.unlink(missing_ok=True)
+    (site_dir / related_script(entry.page)).unlink(missing_ok=True)
     # Subagent pages live in a folder named like the page.
     shutil.rmtree(page.with_suffix(""), ignore_errors=True)
 
@@ -127,6 +131,36 @@ def _size(path: str) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
+
+
+def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
+    """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed."""
+    records = {record.key: record for record in manifest.records()}
+    related = related_sessions({key: record.terms for key, record in records.items()})
+    written = []
+    for key, record in records.items():
+        items = [
+            {
+                "title": records[other].title,
+                "url": relative_url(record.page, records[other].page),
+                "project": records[other].project,
+            }
+            for other in related.get(key, [])
+        ]
+        data = b"window.sitegenRelated(" + orjson.dumps(items) + b");\n"
+        relative = related_script(record.page)
+        target = site_dir / relative
+        try:
+            if target.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.name}.tmp")
+        temp.write_bytes(data)
+        os.replace(temp, target)
+        written.append(relative)
+    return written
 
 
 def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None) -> BuildResult:
@@ -207,6 +241,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
         writer = IndexWriter(out, assets)
         result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
+        result.written.extend(write_related(out, manifest))
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
         manifest.save(out)
         remove_stale_assets(out, assets)

@@ -73,6 +73,8 @@ class SessionRecord:
     malformed_lines: int = 0
     # Turns sitegen's audit flags (issue 6): [{turn, user_node_id, first_suspicious_node_id, ...}].
     flagged_turns: list[dict[str, Any]] = field(default_factory=list)
+    # Most frequent words of user and assistant text, for related sessions.
+    terms: dict[str, int] = field(default_factory=dict)
 
     @property
     def tokens(self) -> int:

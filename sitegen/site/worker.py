@@ -12,11 +12,12 @@ from sitegen.errors import SitegenError
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.records import SessionRecord, UsageRecord
+from sitegen.site.related import session_terms
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 
-__all__ = ["RenderJob", "RenderOutcome", "relative_url", "render_job"]
+__all__ = ["RenderJob", "RenderOutcome", "related_script", "relative_url", "render_job"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,11 @@ def _write(site_dir: Path, relative: str, html: str) -> None:
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     temp.write_text(html, encoding="utf-8")
     os.replace(temp, target)
+
+
+def related_script(page: str) -> str:
+    """Site-relative path of the script that lists a session's related sessions."""
+    return str(PurePosixPath(page).with_suffix(".related.js"))
 
 
 def _options(job: RenderJob, page: str) -> PageOptions:
@@ -170,10 +176,12 @@ def render_job(job: RenderJob) -> RenderOutcome:
         options = _options(job, job.page)
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
         options.turn_audits = analyse_transcript(transcript)
+        options.related_script = relative_url(job.page, related_script(job.page))
         _write(Path(job.site_dir), job.page, _renderer().render(transcript, options))
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
+        outcome.record.terms = session_terms(transcript)
     except SitegenError as error:
         outcome.problem = str(error)
     except (OSError, ValueError, RecursionError, MemoryError) as error:

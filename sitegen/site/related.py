@@ -1,0 +1,170 @@
+"""Related sessions: TF-IDF over user and assistant text, cosine similarity, five per session."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+from sitegen.transcript.model import Transcript
+
+__all__ = ["RELATED_COUNT", "related_sessions", "session_terms"]
+
+RELATED_COUNT = 5
+# Terms kept per session: enough to tell sessions apart, small enough to keep in the manifest.
+TERMS_PER_SESSION = 120
+# Text read per session; the start of a long session says what it is about.
+TEXT_LIMIT = 400_000
+
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,30}")
+_STOP = frozenset(
+    (
+        "the",
+        "and",
+        "for",
+        "that",
+        "this",
+        "with",
+        "you",
+        "are",
+        "not",
+        "but",
+        "have",
+        "was",
+        "can",
+        "all",
+        "will",
+        "use",
+        "from",
+        "what",
+        "when",
+        "there",
+        "their",
+        "them",
+        "then",
+        "than",
+        "which",
+        "would",
+        "should",
+        "could",
+        "about",
+        "into",
+        "just",
+        "like",
+        "also",
+        "only",
+        "some",
+        "more",
+        "most",
+        "other",
+        "been",
+        "being",
+        "were",
+        "has",
+        "had",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "its",
+        "here",
+        "where",
+        "how",
+        "why",
+        "who",
+        "whom",
+        "your",
+        "yours",
+        "our",
+        "out",
+        "over",
+        "under",
+        "again",
+        "very",
+        "each",
+        "few",
+        "both",
+        "any",
+        "such",
+        "same",
+        "own",
+        "too",
+        "now",
+        "let",
+        "lets",
+        "okay",
+        "yes",
+        "sure",
+        "thanks",
+        "please",
+        "need",
+        "want",
+        "make",
+        "made",
+        "get",
+        "got",
+        "see",
+        "look",
+        "file",
+        "files",
+        "line",
+        "lines",
+        "code",
+        "run",
+        "running",
+        "using",
+        "used",
+    )
+)
+
+
+def session_terms(transcript: Transcript) -> dict[str, int]:
+    """The session's most frequent meaningful words in user and assistant text (no tool output)."""
+    counts: Counter[str] = Counter()
+    budget = TEXT_LIMIT
+    for node in transcript.nodes:
+        if node.kind not in ("user", "assistant") or budget <= 0:
+            continue
+        for part in node.parts:
+            if part.kind == "text" and part.text:
+                text = part.text[:budget].lower()
+                budget -= len(text)
+                counts.update(word for word in _WORD.findall(text) if word not in _STOP)
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TERMS_PER_SESSION]
+    return dict(ranked)
+
+
+def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATED_COUNT) -> dict[str, list[str]]:
+    """For each session key, the keys of the most similar other sessions, best first.
+
+    Vectors are TF-IDF over each session's kept terms; candidates come from an inverted index,
+    so only sessions that share a term are ever compared."""
+    documents = len(terms)
+    frequency: Counter[str] = Counter()
+    for words in terms.values():
+        frequency.update(words.keys())
+    vectors: dict[str, dict[str, float]] = {}
+    postings: dict[str, list[tuple[str, float]]] = {}
+    for key in sorted(terms):
+        weights = {
+            word: (1 + math.log(tf)) * math.log((1 + documents) / (1 + frequency[word]))
+            for word, tf in terms[key].items()
+        }
+        norm = math.sqrt(sum(w * w for w in weights.values()))
+        if norm == 0:
+            continue
+        vector = {word: w / norm for word, w in weights.items() if w > 0}
+        vectors[key] = vector
+        for word, weight in vector.items():
+            postings.setdefault(word, []).append((key, weight))
+    related: dict[str, list[str]] = {}
+    for key, vector in vectors.items():
+        scores: dict[str, float] = {}
+        for word, weight in vector.items():
+            for other, other_weight in postings[word]:
+                if other != key:
+                    scores[other] = scores.get(other, 0.0) + weight * other_weight
+        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:count]
+        related[key] = [other for other, score in best if score > 0.02]
+    return related
