@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitegen.fileio import replace_file
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 from sitegen.transcript.transform import map_transcript_text
 
-__all__ = ["ExportResult", "export_html", "load_transcript", "write_page"]
-
-
-@dataclass(slots=True)
-class ExportResult:
-    path: Path
-    size: int
-    transcript: Transcript
+__all__ = ["export_html", "load_transcript", "write_page"]
 
 
 def export_html(
@@ -41,15 +33,5 @@ def export_html(
 
 
 def write_page(html: str, output: Path) -> int:
-    """Write through a temporary name in the same folder, then rename: never a half-written page."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    data = html.encode("utf-8")
-    temp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, output)
-    finally:
-        if temp.exists():
-            temp.unlink()
-    return len(data)
+    """Write a page through a temporary name and rename it: never a half-written page."""
+    return replace_file(output, html)

@@ -23,7 +23,7 @@ from sitegen.resources import resource_dir
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
-__all__ = ["PageOptions", "PageRenderer", "asset_text"]
+__all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
 
 SNIPPET_CHARS = 90
 # Below this much session text a second process costs more than it saves.
@@ -107,6 +107,17 @@ def kept_marks(transcript: Transcript) -> dict[str, str]:
     }
 
 
+def template_environment() -> Environment:
+    """The jinja environment for every page: bundled templates, autoescape always on."""
+    return Environment(
+        loader=FileSystemLoader(str(resource_dir("templates"))),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
 def asset_text(name: str) -> str:
     return (resource_dir("static") / name).read_text(encoding="utf-8")
 
@@ -167,13 +178,7 @@ class PageRenderer:
     def __init__(self) -> None:
         self.highlighter = Highlighter()
         self.markdown = MarkdownRenderer(self.highlighter)
-        self.env = Environment(
-            loader=FileSystemLoader(str(resource_dir("templates"))),
-            autoescape=select_autoescape(default=True, default_for_string=True),
-            undefined=StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
+        self.env = template_environment()
         self.env.globals.update(
             md=self.markdown.render,
             fold=fold_text,

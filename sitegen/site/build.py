@@ -15,6 +15,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.errors import SitegenError
+from sitegen.fileio import replace_file
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs
@@ -155,10 +156,7 @@ def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
                 continue
         except OSError:
             pass
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f".{target.name}.tmp")
-        temp.write_bytes(data)
-        os.replace(temp, target)
+        replace_file(target, data)
         written.append(relative)
     return written
 

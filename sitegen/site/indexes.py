@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-
 from sitegen import __version__
-from sitegen.render.page import format_time, format_tokens
-from sitegen.resources import resource_dir
+from sitegen.fileio import replace_file
+from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
 
@@ -67,21 +64,11 @@ class IndexWriter:
     def __init__(self, site_dir: Path, assets: dict[str, str]) -> None:
         self.site_dir = site_dir
         self.assets = assets
-        self.env = Environment(
-            loader=FileSystemLoader(str(resource_dir("templates"))),
-            autoescape=select_autoescape(default=True, default_for_string=True),
-            undefined=StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
+        self.env = template_environment()
         self.env.globals.update(fmt_time=format_time, fmt_tokens=format_tokens, version=__version__)
 
     def _write(self, relative: str, html: str) -> str:
-        target = self.site_dir / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temp.write_text(html, encoding="utf-8")
-        os.replace(temp, target)
+        replace_file(self.site_dir / relative, html)
         return relative
 
     def _render(self, template: str, root: str, problem_count: int, **context: object) -> str:

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from sitegen.errors import SitegenError
+from sitegen.fileio import replace_file
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.records import SessionRecord, UsageRecord
@@ -56,11 +57,7 @@ def relative_url(from_page: str, to_path: str) -> str:
 
 
 def _write(site_dir: Path, relative: str, html: str) -> None:
-    target = site_dir / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temp.write_text(html, encoding="utf-8")
-    os.replace(temp, target)
+    replace_file(site_dir / relative, html)
 
 
 def related_script(page: str) -> str:
