@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
+from sitegen.fileio import replace_file
 from sitegen.resources import resource_dir
 
 __all__ = ["ASSETS_DIR", "folder_hash", "publish_assets", "remove_stale_assets"]
@@ -37,9 +37,7 @@ def publish_assets(site_dir: Path) -> dict[str, str]:
         name = f"{source.stem}.{hashlib.sha256(data).hexdigest()[:10]}{source.suffix}"
         path = target / name
         if not path.exists():
-            temp = target / f".{name}.tmp"
-            temp.write_bytes(data)
-            os.replace(temp, path)
+            replace_file(path, data)
         published[source.name] = f"{ASSETS_DIR}/{name}"
     return published
 
