@@ -1,0 +1,773 @@
+/* sitegen session page: branch switching, filters, folding keys, find in page, theme and copy links. */
+(function () {
+  "use strict";
+
+  var doc = document;
+  var root = doc.documentElement;
+  var body = doc.body;
+  root.classList.remove("no-js");
+
+  // ---- Theme: system -> light -> dark, remembered where the browser allows it ----
+
+  var THEMES = ["auto", "light", "dark"];
+  var THEME_NAMES = { auto: "system", light: "light", dark: "dark" };
+  var THEME_KEY = "sitegen-theme";
+  var themeButton = doc.getElementById("toggle-theme");
+
+  function storedTheme() {
+    try {
+      var value = window.localStorage.getItem(THEME_KEY);
+      return THEMES.indexOf(value) >= 0 ? value : "auto";
+    } catch (error) {
+      // file:// pages and strict privacy settings may refuse storage: follow the system.
+      return "auto";
+    }
+  }
+
+  function applyTheme(name, remember) {
+    root.setAttribute("data-theme", name);
+    if (themeButton) {
+      themeButton.textContent = "Theme: " + THEME_NAMES[name];
+    }
+    if (!remember) {
+      return;
+    }
+    try {
+      window.localStorage.setItem(THEME_KEY, name);
+    } catch (error) {
+      // Not remembered across visits, but the page still switches.
+    }
+  }
+
+  applyTheme(storedTheme(), false);
+
+  // ---- Number formats: the same as sitegen/render/page.py so recomputed stats match the server ----
+
+  function groupThousands(count) {
+    return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  // Python rounds an exact tie to even where toFixed rounds it up; only exact ties differ.
+  function fixedLikePython(count, unit, digits, fivePart) {
+    var text = (count / unit).toFixed(digits);
+    var step = unit / Math.pow(10, digits);
+    var rest = count % step;
+    if (rest * 2 === step && count % fivePart === 0) {
+      var lower = (count - rest) / step;
+      if (lower % 2 === 0) {
+        text = (lower / Math.pow(10, digits)).toFixed(digits);
+      }
+    }
+    return text;
+  }
+
+  function formatTokens(count) {
+    if (count >= 1000000) {
+      return fixedLikePython(count, 1000000, 1, 15625) + "M";
+    }
+    if (count >= 10000) {
+      return fixedLikePython(count, 1000, 0, 125) + "k";
+    }
+    return groupThousands(count);
+  }
+
+  // ---- The tree: maps built once, so switching branches touches only what changes ----
+
+  var conversation = doc.getElementById("conversation");
+  var treeNav = doc.getElementById("tree");
+  var findInput = doc.getElementById("find");
+  var findStatus = doc.getElementById("find-status");
+  var entryById = new Map();
+  var parentOf = new Map();
+  var newestChild = new Map();
+  var rowById = new Map();
+  var shown = new Set();
+  var defaultLeaf = body.getAttribute("data-leaf") || "";
+  var shownLeaf = defaultLeaf;
+  var currentRow = null;
+
+  // data-parent tells entries and tool results apart from the copy buttons, which carry data-id too.
+  var entryEls = conversation ? conversation.querySelectorAll("[data-id][data-parent]") : [];
+  for (var i = 0; i < entryEls.length; i++) {
+    var el = entryEls[i];
+    var id = el.getAttribute("data-id");
+    entryById.set(id, el);
+    parentOf.set(id, el.getAttribute("data-parent") || "");
+    if (!el.classList.contains("off-path")) {
+      shown.add(id);
+    }
+  }
+  var rowEls = treeNav ? treeNav.querySelectorAll("li.tree-row[data-id]") : [];
+  for (var r = 0; r < rowEls.length; r++) {
+    rowById.set(rowEls[r].getAttribute("data-id"), rowEls[r]);
+  }
+  // Children are in timestamp order in the tree (and in the conversation when there is no tree).
+  var ordered = rowEls.length ? rowEls : entryEls;
+  for (var k = 0; k < ordered.length; k++) {
+    var childId = ordered[k].getAttribute("data-id");
+    var parentId = parentOf.get(childId);
+    if (parentId) {
+      newestChild.set(parentId, childId);
+    }
+  }
+
+  function pathTo(leaf) {
+    var path = [];
+    var guard = parentOf.size + 1;
+    for (var id = leaf; id && parentOf.has(id) && guard > 0; guard--) {
+      path.push(id);
+      id = parentOf.get(id);
+    }
+    return path;
+  }
+
+  function newestLeafBelow(id) {
+    var guard = parentOf.size + 1;
+    while (newestChild.has(id) && guard > 0) {
+      id = newestChild.get(id);
+      guard--;
+    }
+    return id;
+  }
+
+  function markOnPath(id, on) {
+    var entry = entryById.get(id);
+    if (entry) {
+      entry.classList.toggle("off-path", !on);
+    }
+    var row = rowById.get(id);
+    if (row) {
+      row.classList.toggle("on-path", on);
+    }
+  }
+
+  function showPath(leaf) {
+    if (leaf === shownLeaf) {
+      return;
+    }
+    var path = pathTo(leaf);
+    var next = new Set(path);
+    // Writes only, no layout reads in between: one style pass however long the page is.
+    shown.forEach(function (id) {
+      if (!next.has(id)) {
+        markOnPath(id, false);
+      }
+    });
+    for (var i = 0; i < path.length; i++) {
+      if (!shown.has(path[i])) {
+        markOnPath(path[i], true);
+      }
+    }
+    shown = next;
+    shownLeaf = leaf;
+    updateStats(path);
+    findIsStale();
+  }
+
+  // ---- Branch stats in the header: messages, tool calls, tokens and cost of the shown path ----
+
+  var statCells = doc.querySelectorAll("td.branch-stat[data-stat]");
+  var serverStats = [];
+  for (var s = 0; s < statCells.length; s++) {
+    serverStats.push(statCells[s].textContent);
+  }
+
+  function updateStats(path) {
+    if (!statCells.length) {
+      return;
+    }
+    var texts = serverStats;
+    // The server's own figures for the default path avoid any float drift from re-adding costs.
+    if (shownLeaf !== defaultLeaf) {
+      var messages = 0;
+      var calls = 0;
+      var usage = [0, 0, 0, 0, 0];
+      for (var i = 0; i < path.length; i++) {
+        var entry = entryById.get(path[i]);
+        if (!entry) {
+          continue;
+        }
+        if (entry.classList.contains("kind-user") || entry.classList.contains("kind-assistant")) {
+          messages++;
+        }
+        calls += Number(entry.getAttribute("data-calls")) || 0;
+        var fields = (entry.getAttribute("data-usage") || "").split(" ");
+        for (var f = 0; f < 5 && f < fields.length; f++) {
+          usage[f] += Number(fields[f]) || 0;
+        }
+      }
+      texts = [
+        groupThousands(messages),
+        groupThousands(calls),
+        formatTokens(usage[0]),
+        formatTokens(usage[1]),
+        formatTokens(usage[2]),
+        formatTokens(usage[3]),
+        "$" + usage[4].toFixed(4),
+      ];
+    }
+    for (var c = 0; c < statCells.length; c++) {
+      var index = Number(statCells[c].getAttribute("data-stat"));
+      if (texts[index] !== undefined) {
+        statCells[c].textContent = texts[index];
+      }
+    }
+  }
+
+  // ---- Navigation: tree clicks, deep links and the back button ----
+
+  var scrollJob = 0;
+
+  // Entries skip rendering while off screen (content-visibility), so their real heights only
+  // appear once drawn and a first jump can land short: repeat it for a few frames until it holds.
+  function scrollSettled(distance) {
+    var job = ++scrollJob;
+    var frames = 0;
+    function step() {
+      if (job !== scrollJob) {
+        return;
+      }
+      var delta = distance();
+      if (Math.abs(delta) >= 2) {
+        window.scrollBy(0, delta);
+      }
+      if (++frames < 6) {
+        window.requestAnimationFrame(step);
+      }
+    }
+    step();
+  }
+
+  function scrollToElement(element) {
+    var margin = parseFloat(window.getComputedStyle(element).scrollMarginTop) || 0;
+    scrollSettled(function () {
+      return element.getBoundingClientRect().top - margin;
+    });
+  }
+
+  function markCurrent(id) {
+    if (currentRow) {
+      currentRow.classList.remove("current");
+      currentRow.removeAttribute("aria-current");
+    }
+    currentRow = rowById.get(id) || null;
+    if (currentRow) {
+      currentRow.classList.add("current");
+      currentRow.setAttribute("aria-current", "true");
+    }
+  }
+
+  function revealRow(row) {
+    // Scroll the sidebar only: scrollIntoView would also move the page away from the entry.
+    if (!treeNav || treeNav.scrollHeight <= treeNav.clientHeight) {
+      return;
+    }
+    var offset = row.getBoundingClientRect().top - treeNav.getBoundingClientRect().top;
+    treeNav.scrollTop = Math.max(0, treeNav.scrollTop + offset - treeNav.clientHeight / 3);
+  }
+
+  function openEntry(id, keepPath, fromTree) {
+    var entry = entryById.get(id);
+    if (!entry) {
+      return;
+    }
+    if (!(keepPath && shown.has(id))) {
+      showPath(newestLeafBelow(id));
+    }
+    markCurrent(id);
+    // A filter that hides the target would make the jump look broken: show everything instead.
+    if (!entry.getClientRects().length) {
+      setFilter("all");
+    }
+    if (currentRow && !fromTree) {
+      revealRow(currentRow);
+    }
+    scrollToElement(entry);
+  }
+
+  function idFromHash() {
+    var hash = window.location.hash;
+    if (hash.indexOf("#entry-") !== 0) {
+      return null;
+    }
+    try {
+      return decodeURIComponent(hash.slice(7));
+    } catch (error) {
+      return hash.slice(7);
+    }
+  }
+
+  // The hash a tree click just set: its hashchange has nothing left to do.
+  var hashFromTree = null;
+
+  window.addEventListener("hashchange", function () {
+    var id = idFromHash();
+    if (id !== null && id === hashFromTree) {
+      hashFromTree = null;
+    } else if (id !== null) {
+      openEntry(id, true, false);
+    }
+  });
+
+  if (treeNav) {
+    treeNav.addEventListener("click", function (event) {
+      var row = event.target.closest("li.tree-row[data-id]");
+      // Modified clicks keep their usual meaning (new tab, new window).
+      if (!row || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      event.preventDefault();
+      var id = row.getAttribute("data-id");
+      openEntry(id, false, true);
+      var hash = "#entry-" + encodeURIComponent(id);
+      if (window.location.hash !== hash) {
+        hashFromTree = id;
+        window.location.hash = hash;
+      }
+    });
+  }
+
+  // ---- Filters ----
+
+  var filterButtons = doc.querySelectorAll("button.filter[data-filter]");
+
+  function setFilter(name) {
+    var stale = [];
+    body.classList.forEach(function (cls) {
+      if (cls.indexOf("filter-") === 0) {
+        stale.push(cls);
+      }
+    });
+    for (var i = 0; i < stale.length; i++) {
+      body.classList.remove(stale[i]);
+    }
+    body.classList.add("filter-" + name);
+    for (var b = 0; b < filterButtons.length; b++) {
+      var on = filterButtons[b].getAttribute("data-filter") === name;
+      filterButtons[b].classList.toggle("active", on);
+      filterButtons[b].setAttribute("aria-pressed", String(on));
+    }
+    findIsStale();
+  }
+
+  for (var fb = 0; fb < filterButtons.length; fb++) {
+    filterButtons[fb].setAttribute(
+      "aria-pressed",
+      String(filterButtons[fb].classList.contains("active"))
+    );
+  }
+
+  // ---- Open or close every thinking block, or every folded tool output, at once ----
+
+  var thinkingButton = doc.getElementById("toggle-thinking");
+  var toolsButton = doc.getElementById("toggle-tools");
+  var THINKING = "details.thinking";
+  var TOOL_OUTPUT =
+    ".tool details.fold, .tool-output details.fold, .kind-tool_result details.fold, details.attachment";
+
+  function toggleAll(selector, button) {
+    var open = button.getAttribute("aria-pressed") !== "true";
+    var list = doc.querySelectorAll(selector);
+    for (var i = 0; i < list.length; i++) {
+      list[i].open = open;
+    }
+    button.setAttribute("aria-pressed", String(open));
+  }
+
+  if (thinkingButton) {
+    thinkingButton.setAttribute("aria-pressed", "false");
+  }
+  if (toolsButton) {
+    toolsButton.setAttribute("aria-pressed", "false");
+  }
+
+  function isTyping(target) {
+    if (!target || target.nodeType !== 1) {
+      return false;
+    }
+    var tag = target.tagName;
+    return target.isContentEditable || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
+  }
+
+  doc.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented || isTyping(event.target)) {
+      return;
+    }
+    if (event.key === "t" && thinkingButton) {
+      toggleAll(THINKING, thinkingButton);
+    } else if (event.key === "o" && toolsButton) {
+      toggleAll(TOOL_OUTPUT, toolsButton);
+    } else if (event.key === "/" && findInput) {
+      event.preventDefault();
+      findInput.focus();
+    }
+  });
+
+  // ---- Copy link ----
+
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).catch(function () {
+        return copyWithSelection(text);
+      });
+    }
+    return Promise.resolve().then(function () {
+      return copyWithSelection(text);
+    });
+  }
+
+  // Older browsers and some file:// pages have no async clipboard: copy a selected text field.
+  function copyWithSelection(text) {
+    var field = doc.createElement("textarea");
+    field.value = text;
+    field.setAttribute("readonly", "");
+    field.className = "copy-buffer";
+    body.appendChild(field);
+    field.select();
+    var done = false;
+    try {
+      done = doc.execCommand("copy");
+    } finally {
+      body.removeChild(field);
+    }
+    if (!done) {
+      throw new Error("copy refused");
+    }
+  }
+
+  function flash(button, text, cls) {
+    button.textContent = text;
+    button.classList.add(cls);
+    window.setTimeout(function () {
+      button.textContent = "copy link";
+      button.classList.remove(cls);
+    }, 1500);
+  }
+
+  // ---- Clicks on the toolbar and the copy buttons, one listener for the page ----
+
+  doc.addEventListener("click", function (event) {
+    var button = event.target.closest("button");
+    if (!button) {
+      return;
+    }
+    if (button.classList.contains("copy-link") && button.hasAttribute("data-id")) {
+      var url =
+        window.location.href.split("#")[0] + "#entry-" + encodeURIComponent(button.getAttribute("data-id"));
+      copyText(url).then(
+        function () {
+          flash(button, "copied", "copied");
+        },
+        function () {
+          flash(button, "copy failed", "copy-failed");
+        }
+      );
+    } else if (button.classList.contains("filter") && button.hasAttribute("data-filter")) {
+      setFilter(button.getAttribute("data-filter"));
+    } else if (button === thinkingButton) {
+      toggleAll(THINKING, thinkingButton);
+    } else if (button === toolsButton) {
+      toggleAll(TOOL_OUTPUT, toolsButton);
+    } else if (button === themeButton) {
+      var name = root.getAttribute("data-theme");
+      applyTheme(THEMES[(THEMES.indexOf(name) + 1) % THEMES.length], true);
+    }
+  });
+
+  // ---- Find in page: searches the shown entries, collapsed parts included ----
+
+  var highlights = window.CSS && CSS.highlights && typeof Highlight === "function" ? CSS.highlights : null;
+  // Painting more marks than this costs more than it helps; the count stays exact.
+  var MAX_MARKED = 2000;
+  // Text in these stays inside its block's line, so a match may cross their boundaries.
+  var INLINE = {
+    A: 1, ABBR: 1, B: 1, BR: 1, CODE: 1, DEL: 1, EM: 1, I: 1, INS: 1, KBD: 1, MARK: 1, Q: 1, S: 1,
+    SAMP: 1, SMALL: 1, SPAN: 1, STRONG: 1, SUB: 1, SUP: 1, TIME: 1, U: 1, VAR: 1,
+  };
+  var SEPARATOR = "\u0001";
+  var findIndex = null;
+  var matches = [];
+  var currentMatch = -1;
+  var openedByFind = [];
+  var searchTimer = 0;
+  var searchedFor = "";
+
+  function findIsStale() {
+    findIndex = null;
+    if (findInput && findInput.value) {
+      runSearch(false);
+    }
+  }
+
+  // What stays hidden inside a shown entry: mirrors the filter and branch rules in page.css.
+  function hiddenInside(element) {
+    var tag = element.tagName;
+    if (tag === "BUTTON" || tag === "SCRIPT" || tag === "STYLE" || tag === "TEXTAREA") {
+      return true;
+    }
+    if (element.classList.contains("off-path")) {
+      return true;
+    }
+    return body.classList.contains("filter-no-tools") && element.classList.contains("tool");
+  }
+
+  function indexEntry(entry) {
+    var unit = { nodes: [], starts: [], text: "" };
+    var parts = [];
+    var length = 0;
+    var lastBlock = null;
+    var walker = doc.createTreeWalker(entry, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) {
+        if (node.nodeType === 3) {
+          return NodeFilter.FILTER_ACCEPT;
+        }
+        return hiddenInside(node) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
+      },
+    });
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var value = node.nodeValue;
+      if (!value) {
+        continue;
+      }
+      var block = node.parentNode;
+      while (block !== entry && INLINE[block.tagName]) {
+        block = block.parentNode;
+      }
+      if (lastBlock !== null && block !== lastBlock) {
+        parts.push(SEPARATOR);
+        length += 1;
+      }
+      lastBlock = block;
+      unit.nodes.push(node);
+      unit.starts.push(length);
+      parts.push(value);
+      length += value.length;
+    }
+    unit.text = parts.join("");
+    return unit;
+  }
+
+  function buildIndex() {
+    var units = [];
+    if (!conversation) {
+      return units;
+    }
+    var entries = conversation.children;
+    var visible = [];
+    // All layout reads first, then the text walk: no style work interleaved with reads.
+    for (var i = 0; i < entries.length; i++) {
+      var entry = entries[i];
+      var id = entry.getAttribute("data-id");
+      if (id !== null && shown.has(id) && entry.getClientRects().length) {
+        visible.push(entry);
+      }
+    }
+    for (var v = 0; v < visible.length; v++) {
+      var unit = indexEntry(visible[v]);
+      if (unit.text) {
+        units.push(unit);
+      }
+    }
+    return units;
+  }
+
+  function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+
+  function nodeAt(unit, offset) {
+    var low = 0;
+    var high = unit.starts.length - 1;
+    while (low < high) {
+      var mid = (low + high + 1) >> 1;
+      if (unit.starts[mid] <= offset) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return low;
+  }
+
+  function rangeOf(match) {
+    var unit = match.unit;
+    var first = nodeAt(unit, match.start);
+    var last = nodeAt(unit, match.end - 1);
+    var range = doc.createRange();
+    range.setStart(unit.nodes[first], match.start - unit.starts[first]);
+    range.setEnd(unit.nodes[last], match.end - unit.starts[last]);
+    return range;
+  }
+
+  function setStatus(text) {
+    if (findStatus) {
+      findStatus.textContent = text;
+    }
+  }
+
+  function clearMarks() {
+    if (highlights) {
+      highlights.delete("find-match");
+      highlights.delete("find-current");
+    }
+  }
+
+  function closeOpenedByFind(keep) {
+    var still = [];
+    for (var i = 0; i < openedByFind.length; i++) {
+      if (keep && openedByFind[i].contains(keep)) {
+        still.push(openedByFind[i]);
+      } else {
+        openedByFind[i].open = false;
+      }
+    }
+    openedByFind = still;
+  }
+
+  function runSearch(jump) {
+    window.clearTimeout(searchTimer);
+    searchTimer = 0;
+    var query = findInput.value;
+    searchedFor = query;
+    clearMarks();
+    matches = [];
+    currentMatch = -1;
+    if (!query) {
+      closeOpenedByFind(null);
+      setStatus("");
+      return;
+    }
+    if (findIndex === null) {
+      findIndex = buildIndex();
+    }
+    var pattern = new RegExp(escapeRegExp(query), "gi");
+    for (var u = 0; u < findIndex.length; u++) {
+      var unit = findIndex[u];
+      pattern.lastIndex = 0;
+      for (var found = pattern.exec(unit.text); found; found = pattern.exec(unit.text)) {
+        matches.push({ unit: unit, start: found.index, end: found.index + found[0].length });
+      }
+    }
+    if (!matches.length) {
+      closeOpenedByFind(null);
+      setStatus("no matches");
+      return;
+    }
+    if (highlights) {
+      var marked = new Highlight();
+      for (var m = 0; m < matches.length && m < MAX_MARKED; m++) {
+        marked.add(rangeOf(matches[m]));
+      }
+      highlights.set("find-match", marked);
+    }
+    if (jump) {
+      goToMatch(0);
+    } else {
+      setStatus(matches.length === 1 ? "1 match" : matches.length + " matches");
+    }
+  }
+
+  function goToMatch(index) {
+    currentMatch = (index + matches.length) % matches.length;
+    var range = rangeOf(matches[currentMatch]);
+    var start = range.startContainer;
+    closeOpenedByFind(start);
+    for (var node = start.parentNode; node && node !== conversation; node = node.parentNode) {
+      if (node.tagName === "DETAILS" && !node.open) {
+        node.open = true;
+        openedByFind.push(node);
+      }
+    }
+    if (highlights) {
+      highlights.set("find-current", new Highlight(range));
+    } else {
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+    scrollSettled(function () {
+      return range.getBoundingClientRect().top - window.innerHeight / 3;
+    });
+    setStatus(currentMatch + 1 + " of " + matches.length);
+  }
+
+  function step(backwards) {
+    if (searchTimer || searchedFor !== findInput.value || (findIndex === null && findInput.value)) {
+      runSearch(false);
+    }
+    if (!matches.length) {
+      return;
+    }
+    if (currentMatch < 0) {
+      goToMatch(backwards ? matches.length - 1 : 0);
+    } else {
+      goToMatch(currentMatch + (backwards ? -1 : 1));
+    }
+  }
+
+  if (findInput) {
+    findInput.addEventListener("input", function () {
+      window.clearTimeout(searchTimer);
+      // Wait for a pause in typing: each search walks every shown entry's text.
+      searchTimer = window.setTimeout(function () {
+        runSearch(true);
+      }, 200);
+    });
+    findInput.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        step(event.shiftKey);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        findInput.value = "";
+        runSearch(false);
+      }
+    });
+  }
+
+  // ---- Print: open collapsed parts where CSS cannot (browsers without ::details-content) ----
+
+  var openedForPrint = [];
+  var cssOpensDetails = window.CSS && CSS.supports && CSS.supports("selector(::details-content)");
+  window.addEventListener("beforeprint", function () {
+    if (cssOpensDetails) {
+      return;
+    }
+    var closed = doc.querySelectorAll("details:not([open])");
+    for (var i = 0; i < closed.length; i++) {
+      closed[i].open = true;
+      openedForPrint.push(closed[i]);
+    }
+  });
+  window.addEventListener("afterprint", function () {
+    for (var i = 0; i < openedForPrint.length; i++) {
+      openedForPrint[i].open = false;
+    }
+    openedForPrint = [];
+  });
+
+  // ---- Start: a deep link opens the path through its entry ----
+
+  var userMoved = false;
+  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (type) {
+    window.addEventListener(
+      type,
+      function () {
+        userMoved = true;
+      },
+      { once: true, passive: true, capture: true }
+    );
+  });
+
+  var initial = idFromHash();
+  if (initial !== null) {
+    openEntry(initial, true, false);
+    // At load the browser jumps to the fragment again, measured before entries are drawn: redo ours.
+    window.addEventListener("load", function () {
+      var entry = entryById.get(initial);
+      if (entry && !userMoved && idFromHash() === initial) {
+        scrollToElement(entry);
+      }
+    });
+  }
+})();

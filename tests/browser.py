@@ -1,0 +1,86 @@
+"""Drive Debian's Chromium through Playwright: launch it, open a page, record errors and requests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Page, Route
+
+__all__ = ["CHROMIUM", "LAUNCH_ARGS", "PageWatch", "chromium", "open_page"]
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Headless in a shared container: no sandbox or GPU, and none of the browser's own network chatter.
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    """A headless Chromium for the duration of the block; skips the test when it is not installed."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class PageWatch:
+    """What a page did that a test may object to: console errors, uncaught exceptions, requests."""
+
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+
+def open_page(
+    browser: Browser,
+    path: Path,
+    *,
+    fragment: str = "",
+    width: int = 1280,
+    height: int = 900,
+    color_scheme: Literal["light", "dark", "no-preference"] = "light",
+) -> tuple[Page, PageWatch]:
+    """Open a local file in a fresh context; any request other than the file itself is recorded and blocked."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        color_scheme=color_scheme,
+    )
+    page = context.new_page()
+    watch = PageWatch()
+    own_url = path.resolve().as_uri()
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            watch.errors.append(message.text)
+
+    def on_route(route: Route) -> None:
+        url = route.request.url
+        if url.split("#", 1)[0] == own_url:
+            route.continue_()
+        else:
+            watch.requests.append(url)
+            route.abort()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: watch.errors.append(f"uncaught: {error}"))
+    page.route("**/*", on_route)
+    page.goto(own_url + fragment)
+    return page, watch
