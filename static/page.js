@@ -86,7 +86,7 @@
   var shownLeaf = defaultLeaf;
   var currentRow = null;
 
-  // data-parent tells entries and tool results apart from the copy buttons, which carry data-id too.
+  // Entries and tool results: the elements that carry both an id and a parent link.
   var entryEls = conversation ? conversation.querySelectorAll("[data-id][data-parent]") : [];
   for (var i = 0; i < entryEls.length; i++) {
     var el = entryEls[i];
@@ -451,9 +451,9 @@
     if (!button) {
       return;
     }
-    if (button.classList.contains("copy-link") && button.hasAttribute("data-id")) {
+    if (button.classList.contains("copy-link") && button.hasAttribute("data-copy")) {
       var url =
-        window.location.href.split("#")[0] + "#entry-" + encodeURIComponent(button.getAttribute("data-id"));
+        window.location.href.split("#")[0] + "#entry-" + encodeURIComponent(button.getAttribute("data-copy"));
       copyText(url).then(
         function () {
           flash(button, "copied", "copied");

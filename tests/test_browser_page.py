@@ -342,7 +342,7 @@ def test_find_reaches_collapsed_output(opened: tuple[Page, PageWatch]) -> None:
 def test_copy_link(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    button = page.locator(f'button.copy-link[data-id="{NEW_USER}"]')
+    button = page.locator(f'button.copy-link[data-copy="{NEW_USER}"]')
     button.click()
     page.wait_for_function("button => button.textContent === 'copied'", arg=button.element_handle())
     assert page.evaluate("navigator.clipboard.readText()").endswith(f"branching.html#entry-{NEW_USER}")

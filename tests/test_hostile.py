@@ -83,8 +83,8 @@ def test_payloads_are_inert(tmp_path: Path) -> None:
     parser = TagCollector()
     parser.feed(html)
     tags = parser.tags
-    # Exactly one style and one script element: ours.
-    assert sum(1 for tag, _ in tags if tag == "script") == 1
+    # Exactly our style element and our two scripts (theme in <head>, page at the end).
+    assert sum(1 for tag, _ in tags if tag == "script") == 2
     assert sum(1 for tag, _ in tags if tag == "style") == 1
     for tag, attrs in tags:
         assert tag in ALLOWED_TAGS, tag

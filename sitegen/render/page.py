@@ -90,7 +90,7 @@ class EntryContext:
         usage = node.usage
         if usage is None:
             return ""
-        return f"{usage.input} {usage.output} {usage.cache_read} {usage.cache_write} {usage.cost:.6f}"
+        return f"{usage.input} {usage.output} {usage.cache_read} {usage.cache_write} {usage.cost!r}"
 
 
 def paired_result_ids(transcript: Transcript) -> set[str]:
@@ -239,9 +239,9 @@ class PageRenderer:
         ]
         file_totals = transcript.totals()
         path_totals = transcript.totals([transcript.by_id[i] for i in path_ids])
-        css, js = asset_text("page.css"), asset_text("page.js")
+        css, js, theme_js = asset_text("page.css"), asset_text("page.js"), asset_text("theme.js")
         inline = options.inline_assets
-        csp = _content_security_policy(css if inline else None, js if inline else None)
+        csp = _content_security_policy(css if inline else None, [js, theme_js] if inline else None)
         ctx = EntryContext(
             tool_view=lambda call: self.tool_view(call, resolver),
             parents=tree.parent,
@@ -262,6 +262,7 @@ class PageRenderer:
             branch_count=sum(1 for kids in tree.children.values() if not kids),
             css=Markup(css) if inline else None,
             js=Markup(js) if inline else None,
+            theme_js=Markup(theme_js) if inline else None,
             csp=csp,
             version=__version__,
             totals_rows=_totals_rows,
@@ -317,10 +318,10 @@ def _display_order(transcript: Transcript, only: list[str] | None) -> list[tuple
     return result
 
 
-def _content_security_policy(css: str | None, js: str | None) -> str:
+def _content_security_policy(css: str | None, scripts: list[str] | None) -> str:
     """Only what the page carries: inline code by hash, images as data: URIs, nothing fetched."""
     style = _csp_hash(css) if css is not None else "'self'"
-    script = _csp_hash(js) if js is not None else "'self'"
+    script = " ".join(_csp_hash(s) for s in scripts) if scripts is not None else "'self'"
     return (
         f"default-src 'none'; img-src data:; style-src {style}; script-src {script}; "
         "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'"
