@@ -28,7 +28,11 @@ from sitegen.site.stats import compute_stats, flagged_turns, format_cost, period
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("SITEGEN_UPDATE_SNAPSHOTS") == "1"
 SVG = "{http://www.w3.org/2000/svg}"
-ASSETS = {"site.css": "assets/site.0123456789.css", "site.js": "assets/site.0123456789.js"}
+ASSETS = {
+    "site.css": "assets/site.0123456789.css",
+    "site.js": "assets/site.0123456789.js",
+    "theme.js": "assets/theme.0123456789.js",
+}
 HOSTILE_PROJECT = "/tmp/<script>alert('ZZ_PROJECT_ZZ')</script>"
 HOSTILE_MODEL = '<img src=x onerror="ZZ_MODEL_ZZ()">'
 

@@ -10,6 +10,7 @@ from sitegen.fileio import replace_file
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
+from sitegen.site.stats import render_stats_page
 
 __all__ = ["IndexWriter", "ProjectSummary", "summarise_projects"]
 
@@ -87,6 +88,12 @@ class IndexWriter:
                 self._render("home.html.j2", "", len(problems), projects=projects, totals=totals),
             ),
             self._write("problems.html", self._render("problems.html.j2", "", len(problems), problems=problems)),
+            self._write(
+                "stats.html",
+                render_stats_page(
+                    self.env, records, root="", assets=self.assets, version=__version__, problem_count=len(problems)
+                ),
+            ),
         ]
         by_project: dict[str, list[SessionRecord]] = {}
         for record in records:
