@@ -1,0 +1,493 @@
+"""Serve the built site for `sitegen watch`: files as built, plus the reload script and its event stream."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import mimetypes
+import re
+import secrets
+import socket
+import threading
+from collections import deque
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+
+from sitegen.errors import SitegenError
+from sitegen.resources import resource_dir
+
+__all__ = [
+    "EVENTS_URL",
+    "RELOAD_URL",
+    "Response",
+    "ServeError",
+    "SiteApp",
+    "SiteServer",
+    "SiteVersion",
+    "make_server",
+]
+
+log = logging.getLogger("sitegen.serve")
+
+RELOAD_URL = "/__sitegen__/reload.js"
+EVENTS_URL = "/__sitegen__/events"
+# How long a page request waits for a running build before serving what is on disk anyway.
+WAIT_TIMEOUT_S = 30.0
+# A comment line this often lets the stream notice a closed tab (the write fails).
+KEEPALIVE_S = 15.0
+# EventSource waits this long before reconnecting after the server went away.
+RETRY_MS = 1000
+# Changes remembered for clients that reconnect; older clients simply reload.
+HISTORY = 64
+# A change writing more files than this is sent as "everything" (every open page reloads).
+MAX_LISTED = 2000
+
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/plain; charset=utf-8",
+    ".log": "text/plain; charset=utf-8",
+    ".woff2": "font/woff2",
+}
+_BODY_END = re.compile(rb"</body\s*>", re.IGNORECASE)
+
+
+class ServeError(SitegenError):
+    """The server cannot start (e.g. the port is taken)."""
+
+
+def content_type(path: Path) -> str:
+    """A fixed table for what the site contains (the system's mimetypes vary), then mimetypes."""
+    suffix = path.suffix.lower()
+    if suffix in _TYPES:
+        return _TYPES[suffix]
+    guessed, _ = mimetypes.guess_type(path.name)
+    return guessed or "application/octet-stream"
+
+
+class SiteVersion:
+    """The *wanted* and *visible* versions of the site (as in MkDocs' live server).
+
+    A build bumps `wanted` when it starts; page requests wait until every started build has settled,
+    so a half-built site is never served. A build that changed files bumps `visible`, which tells
+    open pages to reload; a failed build settles without it, so the last good site stays visible.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        # Tokens from another server run never match, so pages reconnecting after a restart reload.
+        self.instance = secrets.token_hex(4)
+        self._wanted = 0
+        self._settled = 0
+        self._visible = 0
+        self._history: deque[tuple[int, frozenset[str] | None]] = deque(maxlen=HISTORY)
+        self._failure: str | None = None
+        self._status = 0  # bumped whenever the failure message changes
+        self._closed = False
+
+    @property
+    def token(self) -> str:
+        with self._cond:
+            return self._token()
+
+    def _token(self) -> str:
+        return f"{self.instance}-{self._visible}"
+
+    @property
+    def failure(self) -> str | None:
+        with self._cond:
+            return self._failure
+
+    @property
+    def closed(self) -> bool:
+        with self._cond:
+            return self._closed
+
+    def begin(self) -> int:
+        """A build starts (or is about to): hold page requests until it settles; returns its ticket."""
+        with self._cond:
+            self._wanted += 1
+            return self._wanted
+
+    def succeeded(self, ticket: int, written: Sequence[str] | None) -> None:
+        """The build `ticket` finished; `written` is what it wrote (None: possibly everything)."""
+        with self._cond:
+            self._settled = max(self._settled, ticket)
+            if written is None or written:
+                self._visible += 1
+                listed = None if written is None or len(written) > MAX_LISTED else frozenset(written)
+                self._history.append((self._visible, listed))
+            if self._failure is not None:
+                self._failure = None
+                self._status += 1
+            self._cond.notify_all()
+
+    def failed(self, ticket: int, message: str) -> None:
+        """The build `ticket` failed: stop holding requests, keep the visible site, show why."""
+        with self._cond:
+            self._settled = max(self._settled, ticket)
+            self._failure = message
+            self._status += 1
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Release every waiting request and end every event stream."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def wait_settled(self, timeout: float) -> bool:
+        """Wait until no build is running; False if it timed out."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._closed or self._settled >= self._wanted, timeout)
+
+    def changes_since(self, token: str) -> tuple[str, list[str] | None] | None:
+        """(current token, files written since `token`, None meaning unknown/everything), or None if current."""
+        with self._cond:
+            return self._changes_since(token)
+
+    def _changes_since(self, token: str) -> tuple[str, list[str] | None] | None:
+        current = self._token()
+        if token == current:
+            return None
+        instance, _, number = token.rpartition("-")
+        if instance != self.instance or not number.isdigit():
+            return current, None
+        since = int(number)
+        entries = [(n, files) for n, files in self._history if n > since]
+        # A gap means the history no longer reaches back to the client's version.
+        if not entries or entries[0][0] != since + 1 or any(files is None for _, files in entries):
+            return current, None
+        union: set[str] = set()
+        for _, files in entries:
+            union.update(files or ())
+        return current, sorted(union)
+
+    def wait_news(self, token: str, status: int, timeout: float) -> tuple[str, list[str] | None] | None:
+        """Wait until the visible version differs from `token`, the failure status changes, or close."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: self._closed or self._status != status or self._token() != token,
+                timeout,
+            )
+            return self._changes_since(token)
+
+    def status(self) -> tuple[int, str | None]:
+        with self._cond:
+            return self._status, self._failure
+
+
+@dataclass(slots=True)
+class Response:
+    """What the server sends: a status, headers, then a body or a stream of chunks."""
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    stream: Generator[bytes, None, None] | None = None
+
+
+def _split_target(target: str) -> SplitResult:
+    """The request target's path and query; urlsplit alone would read "//name/x" as a host name."""
+    if target.startswith(("http://", "https://")):
+        return urlsplit(target)
+    path, _, query = target.split("#", 1)[0].partition("?")
+    return SplitResult("", "", path, query, "")
+
+
+def _event(name: str, data: Any) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+class SiteApp:
+    """The server's behaviour without a socket: `handle(method, target)` returns a Response."""
+
+    def __init__(
+        self,
+        root: Path,
+        version: SiteVersion | None = None,
+        *,
+        wait_timeout: float = WAIT_TIMEOUT_S,
+        keepalive: float = KEEPALIVE_S,
+    ) -> None:
+        self.root = root.resolve()
+        self.version = version if version is not None else SiteVersion()
+        self.wait_timeout = wait_timeout
+        self.keepalive = keepalive
+
+    def handle(self, method: str, target: str) -> Response:
+        if method not in ("GET", "HEAD"):
+            return self._plain(HTTPStatus.METHOD_NOT_ALLOWED, "Only GET and HEAD are served.", Allow="GET, HEAD")
+        parts = _split_target(target)
+        if parts.path == RELOAD_URL:
+            return self._reload_script()
+        if parts.path == EVENTS_URL:
+            since = parse_qs(parts.query).get("since", [""])[0]
+            return self._events(since)
+        if not self.version.wait_settled(self.wait_timeout):
+            log.warning("a build is still running after %.0fs; serving %s as it is", self.wait_timeout, parts.path)
+        # Read the token before the file: a page is then never newer than the version it reports.
+        token = self.version.token
+        found = self._locate(parts.path)
+        if found is None and parts.path == "/favicon.ico":
+            # Browsers ask for it on their own; an empty answer keeps their consoles free of 404s.
+            return Response(HTTPStatus.NO_CONTENT, self._headers())
+        if found is None:
+            return self._not_found(parts.path, token)
+        if found.is_dir():
+            if not parts.path.endswith("/"):
+                query = f"?{parts.query}" if parts.query else ""
+                # One leading slash: "//name/" would send the browser to another host.
+                trimmed = parts.path.strip("/")
+                location = (f"/{trimmed}/" if trimmed else "/") + query
+                return Response(HTTPStatus.MOVED_PERMANENTLY, self._headers(Location=location))
+            found = found / "index.html"
+        try:
+            data = found.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return self._not_found(parts.path, token)
+        except OSError as error:
+            log.warning("cannot read %s: %s", found, error)
+            return self._plain(HTTPStatus.FORBIDDEN, "This file cannot be read.")
+        kind = content_type(found)
+        if kind.startswith("text/html"):
+            data = inject(data, token)
+        return Response(HTTPStatus.OK, self._headers(**{"Content-Type": kind}), data)
+
+    def _locate(self, url_path: str) -> Path | None:
+        """The file or folder a URL path names inside the site, or None (hidden, outside or missing)."""
+        try:
+            decoded = unquote(url_path, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        if "\x00" in decoded or "\\" in decoded:
+            return None
+        segments = [s for s in decoded.split("/") if s]
+        # Dot names cover "..", the manifest folder and the build's temporary files.
+        if any(s.startswith(".") for s in segments):
+            return None
+        candidate = self.root.joinpath(*segments)
+        try:
+            resolved = candidate.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        # A symlink inside the site must not lead out of it.
+        if resolved != self.root and self.root not in resolved.parents:
+            return None
+        return resolved
+
+    def _headers(self, **extra: str) -> dict[str, str]:
+        headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+        headers.update(extra)
+        return headers
+
+    def _plain(self, status: HTTPStatus, message: str, **extra: str) -> Response:
+        headers = self._headers(**{"Content-Type": "text/plain; charset=utf-8", **extra})
+        return Response(status, headers, message.encode() + b"\n")
+
+    def _not_found(self, url_path: str, token: str) -> Response:
+        # An HTML 404 carries the reload script too: the page appears once a build creates it.
+        page = not_found_page(url_path)
+        headers = self._headers(**{"Content-Type": "text/html; charset=utf-8"})
+        return Response(HTTPStatus.NOT_FOUND, headers, inject(page, token))
+
+    def _reload_script(self) -> Response:
+        data = (resource_dir("static") / "reload.js").read_bytes()
+        return Response(HTTPStatus.OK, self._headers(**{"Content-Type": "text/javascript; charset=utf-8"}), data)
+
+    def _events(self, since: str) -> Response:
+        headers = self._headers(**{"Content-Type": "text/event-stream; charset=utf-8"})
+        return Response(HTTPStatus.OK, headers, stream=self._event_stream(since))
+
+    def _event_stream(self, since: str) -> Generator[bytes, None, None]:
+        """Server-sent events: `reload` when the visible site changes, `failure` when a rebuild fails or recovers."""
+        version = self.version
+        token = since or version.token
+        status, failure = version.status()
+        yield f"retry: {RETRY_MS}\n\n".encode()
+        if failure is not None:
+            yield _event("failure", {"message": failure})
+        news = version.changes_since(token)
+        while not version.closed:
+            if news is not None:
+                token, written = news
+                yield _event("reload", {"version": token, "written": written})
+            current, failure = version.status()
+            if current != status:
+                status = current
+                yield _event("failure", {"message": failure})
+            elif news is None:
+                yield b": keepalive\n\n"
+            news = version.wait_news(token, status, self.keepalive)
+
+
+def not_found_page(url_path: str) -> bytes:
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>'
+        f"<body><h1>Not found</h1><p>Nothing is built at <code>{escape(url_path)}</code> yet.</p></body></html>\n"
+    ).encode()
+
+
+def inject(html: bytes, token: str) -> bytes:
+    """The page with the reload script before its last </body> (or at the end when there is none)."""
+    tag = f'<script src="{RELOAD_URL}" data-version="{token}"></script>'.encode()
+    # Look near the end first: pages are long and </body> is in their last lines.
+    matches = list(_BODY_END.finditer(html, max(0, len(html) - 4096))) or list(_BODY_END.finditer(html))
+    if not matches:
+        return html + tag
+    last = matches[-1]
+    return html[: last.start()] + tag + html[last.start() :]
+
+
+class _Server(ThreadingHTTPServer):
+    """ThreadingHTTPServer that can close its open connections, so shutdown never waits on a client."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], app: SiteApp) -> None:
+        self.app = app
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
+        if isinstance(request, socket.socket):
+            with self._open_lock:
+                self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
+        if isinstance(request, socket.socket):
+            with self._open_lock:
+                self._open.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
+        # The base class prints a traceback to stderr; the core logs instead.
+        log.exception("request from %s failed", client_address)
+
+    def close_connections(self) -> None:
+        with self._open_lock:
+            connections = list(self._open)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    server_version = "sitegen"
+    # One request per connection: no idle keep-alive sockets to wait for at shutdown.
+    protocol_version = "HTTP/1.0"
+
+    def do_GET(self) -> None:
+        self._respond(head=False)
+
+    def do_HEAD(self) -> None:
+        self._respond(head=True)
+
+    def _respond(self, *, head: bool) -> None:
+        try:
+            response = self.server.app.handle(self.command, self.path)
+        except Exception:
+            log.exception("serving %s failed", self.path)
+            response = Response(HTTPStatus.INTERNAL_SERVER_ERROR, {"Content-Type": "text/plain; charset=utf-8"})
+            response.body = b"sitegen could not serve this file; see the watch output.\n"
+        try:
+            self.send_response(response.status)
+            for name, value in response.headers.items():
+                self.send_header(name, value)
+            if response.stream is None:
+                self.send_header("Content-Length", str(len(response.body)))
+            self.end_headers()
+            if head:
+                return
+            if response.stream is None:
+                self.wfile.write(response.body)
+                return
+            for chunk in response.stream:
+                self.wfile.write(chunk)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            pass  # the tab went away
+        finally:
+            if response.stream is not None:
+                response.stream.close()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class SiteServer:
+    """The HTTP server in its own thread; `close()` ends streams, stops it and joins its threads."""
+
+    def __init__(self, app: SiteApp, host: str = "127.0.0.1", port: int = 8000) -> None:
+        self.app = app
+        try:
+            self._httpd = _Server((host, port), app)
+        except OSError as error:
+            raise ServeError(
+                f"Cannot serve on {host}:{port}: {error.strerror or error}; choose another --port"
+            ) from None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        shown = host if isinstance(host, str) else host.decode()
+        if ":" in shown:
+            shown = f"[{shown}]"
+        return f"http://{shown}:{port}/"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, name="sitegen-server", daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        self.app.version.close()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+            self._thread = None
+        self._httpd.close_connections()
+        self._httpd.server_close()  # joins the request threads
+
+    def __enter__(self) -> SiteServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_server(
+    root: Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    version: SiteVersion | None = None,
+    wait_timeout: float = WAIT_TIMEOUT_S,
+) -> SiteServer:
+    """A server for the site in `root`, bound but not started (port 0 picks a free port)."""
+    return SiteServer(SiteApp(root, version, wait_timeout=wait_timeout), host, port)

@@ -1,0 +1,244 @@
+"""sitegen watch: build, serve, and rebuild on every change to the sessions, telling open pages to reload."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from sitegen.errors import SitegenError
+from sitegen.resources import resource_dir
+from sitegen.session.discover import agent_dirs, env_session_dirs
+from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
+from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
+from sitegen.site.sources import demo_dirs
+
+__all__ = ["BuildFunction", "LiveSite", "Reporter", "WatchError", "WatchEvent", "watch_paths"]
+
+log = logging.getLogger("sitegen.watch")
+
+BuildFunction = Callable[[BuildConfig, ProgressCallback | None], BuildResult]
+
+# watchfiles yields once nothing changed for STEP ms, or after DEBOUNCE ms of steady changes; an appended
+# line is one write, so the reload goes out about STEP ms plus the build after it.
+DEBOUNCE_MS = 50
+STEP_MS = 25
+# How long Ctrl-C waits for a running rebuild before leaving it behind.
+STOP_WAIT_S = 5.0
+# How often an idle watcher wakes up (it notices the stop event every STEP_MS regardless).
+WATCH_TICK_MS = 200
+
+
+class WatchError(SitegenError):
+    """Watching the session folders failed (e.g. too many inotify watches)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """Something the CLI may show: kind is "built", "unchanged", "failed" or "warning"."""
+
+    kind: str
+    message: str
+    result: BuildResult | None = None
+    seconds: float = 0.0
+    changes: tuple[str, ...] = field(default_factory=tuple)
+
+
+Reporter = Callable[[WatchEvent], None]
+
+
+def _in_checkout() -> bool:
+    """True when templates/ and static/ are the checkout's own (editable install), not the wheel's copies."""
+    package = Path(__file__).resolve().parent.parent
+    return package not in resource_dir("templates").parents
+
+
+def watch_paths(config: BuildConfig) -> list[Path]:
+    """The existing folders whose changes can change the site: sessions, blobs, odek stores, templates."""
+    if config.demo:
+        pi_dirs, odek_dirs = demo_dirs()
+        flat: list[Path] = []
+    elif config.use_default_dirs:
+        pi_dirs = agent_dirs([p.expanduser() for p in config.agent_dirs])
+        odek_dirs = [p.expanduser() for p in config.odek_dirs] + [Path.home() / ".odek" / "sessions"]
+        flat = env_session_dirs()
+    else:
+        pi_dirs = [p.expanduser() for p in config.agent_dirs]
+        odek_dirs = [p.expanduser() for p in config.odek_dirs]
+        flat = []
+    paths: list[Path] = []
+    for agent in pi_dirs:
+        sessions = agent / "sessions"
+        # Until sessions/ exists, watch the agent dir so its creation is seen.
+        paths.append(sessions if sessions.is_dir() else agent)
+        paths.append(agent / "blobs")
+    paths += odek_dirs + flat
+    if _in_checkout():
+        paths += [resource_dir("templates"), resource_dir("static")]
+    unique: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            unique.setdefault(path.resolve(), None)
+    return list(unique)
+
+
+class LiveSite:
+    """One build loop driven by one watcher, and a server showing the last good build.
+
+    `start()` builds once (errors propagate) and starts serving and watching; `wait()` blocks until
+    Ctrl-C or `stop()`; `stop()` ends the watcher, the event streams and the server, joining every thread.
+    """
+
+    def __init__(
+        self,
+        config: BuildConfig,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        build: BuildFunction = build_site,
+        report: Reporter | None = None,
+        paths: Sequence[Path] | None = None,
+        debounce_ms: int = DEBOUNCE_MS,
+        step_ms: int = STEP_MS,
+        wait_timeout: float = WAIT_TIMEOUT_S,
+    ) -> None:
+        self.config = config
+        self.version = SiteVersion()
+        self._build = build
+        self._report = report
+        self._paths = list(paths) if paths is not None else None
+        self._debounce_ms = debounce_ms
+        self._step_ms = step_ms
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._watch_error: str | None = None
+        # Set once the watches are in place and a catch-up build has run (tests wait on it).
+        self.watching = threading.Event()
+        self.server = SiteServer(SiteApp(config.out, self.version, wait_timeout=wait_timeout), host, port)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def start(self, on_progress: ProgressCallback | None = None) -> BuildResult:
+        """Build the site (reporting to on_progress), then serve it and watch; returns the first build's result."""
+        try:
+            # Before any thread exists, so the build's process pool can fork (much cheaper than forkserver).
+            ticket = self.version.begin()
+            result = self._build(self.config, on_progress)
+            self.version.succeeded(ticket, result.written)
+            self.server.start()
+            self._start_watcher()
+        except BaseException:
+            self.stop()
+            raise
+        return result
+
+    def rebuild(self, changes: Collection[str] = ()) -> BuildResult | None:
+        """One turn of the build loop: hold requests, build, then show the new site or keep the old one."""
+        ticket = self.version.begin()
+        started = time.perf_counter()
+        shown = tuple(sorted(changes))
+        with self._lock:
+            try:
+                result = self._build(self.config, None)
+            except Exception as error:
+                seconds = time.perf_counter() - started
+                message = str(error) if isinstance(error, SitegenError) else f"{type(error).__name__}: {error}"
+                text = f"Rebuild failed, still serving the last good site: {message}"
+                # A bug's traceback goes to the log whoever listens; a SitegenError's message is complete.
+                if not isinstance(error, SitegenError):
+                    log.error("%s", text, exc_info=True)
+                elif self._report is None:
+                    log.error("%s", text)
+                self.version.failed(ticket, message)
+                self._emit(WatchEvent("failed", text, None, seconds, shown))
+                return None
+        seconds = time.perf_counter() - started
+        self.version.succeeded(ticket, None if result.full else result.written)
+        if result.changed:
+            message = (
+                f"Rebuilt in {seconds:.2f}s: {len(result.rendered)} rendered, {len(result.removed)} removed, "
+                f"{len(result.problems)} problems"
+            )
+            self._emit(WatchEvent("built", message, result, seconds, shown))
+        else:
+            self._emit(WatchEvent("unchanged", f"No change to the site ({seconds:.2f}s)", result, seconds, shown))
+        return result
+
+    def wait(self) -> None:
+        """Block until stop() or Ctrl-C, then stop everything; raises WatchError if the watcher died."""
+        try:
+            while not self._stop.wait(0.5):
+                watcher = self._watcher
+                if watcher is not None and not watcher.is_alive():
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+        if self._watch_error is not None:
+            raise WatchError(f"Watching stopped: {self._watch_error}")
+
+    def stop(self) -> None:
+        """Stop watching and serving; safe to call more than once."""
+        self._stop.set()
+        # The server first: it releases requests held for a build that may still be running.
+        self.server.close()
+        watcher = self._watcher
+        if watcher is not None and watcher is not threading.current_thread():
+            watcher.join(STOP_WAIT_S)
+            if watcher.is_alive():
+                # A long rebuild cannot be interrupted; its files are each complete, so it may end with the process.
+                self._emit(WatchEvent("warning", "A rebuild is still running; it is abandoned"))
+            self._watcher = None
+
+    def __enter__(self) -> LiveSite:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def _emit(self, event: WatchEvent) -> None:
+        if self._report is not None:
+            self._report(event)
+
+    def _start_watcher(self) -> None:
+        paths = self._paths if self._paths is not None else watch_paths(self.config)
+        if not paths:
+            self._emit(WatchEvent("warning", "Nothing to watch: no session folder exists yet; serving only"))
+            return
+        self._watcher = threading.Thread(target=self._watch, args=(paths,), name="sitegen-watch", daemon=True)
+        self._watcher.start()
+
+    def _watch(self, paths: list[Path]) -> None:
+        from watchfiles import watch
+
+        try:
+            for changes in watch(
+                *paths,
+                debounce=self._debounce_ms,
+                step=self._step_ms,
+                stop_event=self._stop,
+                raise_interrupt=False,
+                # An empty yield now and then marks the moment the watches are in place (`watching`).
+                yield_on_timeout=True,
+                rust_timeout=WATCH_TICK_MS,
+            ):
+                if not self.watching.is_set():
+                    # Catch up with what changed during the first build, before the watches were in place.
+                    self.rebuild({path for _, path in changes})
+                    self.watching.set()
+                elif changes:
+                    self.rebuild({path for _, path in changes})
+        except Exception as error:
+            log.debug("the watcher stopped", exc_info=True)
+            self._watch_error = f"{type(error).__name__}: {error}"
+            self._stop.set()
