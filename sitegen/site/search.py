@@ -1,0 +1,456 @@
+"""Full-text search: entries extracted per session, and a sharded index of JS data files updated incrementally."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.fileio import replace_file
+from sitegen.transcript.model import Node, Transcript
+
+__all__ = [
+    "SEARCH_DIR",
+    "TEXT_LIMITS",
+    "SearchDocInfo",
+    "SearchEntry",
+    "SearchIndexResult",
+    "extract_search_entries",
+    "shard_bucket",
+    "store_search_entries",
+    "tokenize",
+    "update_search_index",
+]
+
+# <site>/search/ holds scripts that call window.sitegenSearch.add(id, data) (static/search.js):
+#   index.js     sessions [title, project, page, [[entry count, snippet file], ...]] and segments
+#                [[session numbers], bucket count, [term shard name per bucket]]
+#   t/<hash>.js  a term shard of one segment: {term: postings}, postings per session holding the term:
+#                slot in the segment, entry count, then (entry number delta, weight) pairs, as base64 digits
+#   d/<hash>.js  snippet file: {"rows": [[entry id, kind, label], ...], "text": base64 of deflated JSON texts}
+# Files are named by content, so unchanged ones are never rewritten, and index.js, replaced last,
+# never names a missing file. <site>/.sitegen/search/ caches each session's postings, and the state.
+SEARCH_DIR = "search"
+CACHE_DIR = ".sitegen/search"
+# Bump when the index or cache layout changes: every segment is then rewritten from the caches.
+FORMAT = 1
+# Characters of searchable text kept per entry kind (after collapsing whitespace). The index stores
+# this text for snippets, so it is capped: what people wrote is kept longest; tool output keeps its
+# start and its end (where errors and summaries are). Text past the cap cannot be found.
+TEXT_LIMITS = {"user": 4000, "summary": 4000, "assistant": 2000, "custom": 2000, "tool": 1200, "shell": 1200}
+# Of a capped tool output, the share taken from its end.
+TAIL_SHARE = 0.3
+LABEL_LIMIT = 80
+# Tokens longer than this are hashes, base64 or minified code: nobody types them.
+MAX_TOKEN = 32
+# About this many sessions share a segment; one changed session rewrites only its segment's shards.
+SESSIONS_PER_SEGMENT = 16
+MAX_SEGMENTS = 64
+# A segment's term shards are sized to about this; a query loads one shard per word per segment.
+SHARD_TARGET_BYTES = 48_000
+MAX_BUCKETS = 256
+# Entry text per snippet file: a result page loads only the files of the entries it shows.
+CHUNK_TARGET_BYTES = 128_000
+# Snippet files are deflated: text is most of the index, and level 3 gets most of level 9's gain in half the time.
+ZLIB_LEVEL = 3
+# BM25 term-frequency saturation, folded into each posting at build time with a fixed average length
+# (the corpus-wide average would change with every session and force rewriting every shard); 100 tokens
+# is about the average entry of bench/corpus.py's sessions.
+BM25_K1 = 1.2
+BM25_B = 0.75
+AVERAGE_TOKENS = 100
+# How much a match counts by where it is: what the user wrote ranks above what tools printed.
+KIND_WEIGHT = {"user": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "shell": 0.8, "tool": 0.6}
+# Posting weights are stored as integers 1..31: one character each in the index.
+WEIGHT_SCALE = 7.0
+
+# A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long.
+_TOKEN = re.compile(rf"(?<![^\W_])[^\W_]{{2,{MAX_TOKEN}}}(?![^\W_])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# On lowercased ASCII text a token is a run of [a-z0-9]: everything else becomes a space.
+_ASCII_SPACES = bytes(byte if chr(byte) in "0123456789abcdefghijklmnopqrstuvwxyz" else 32 for byte in range(256))
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+# Base64 digits for the variable-length numbers of the postings (5 bits per digit, 32 = "more follows").
+_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchEntry:
+    """One searchable entry of a session page."""
+
+    id: str  # entry id: the result links to <page>#entry-<id>
+    kind: str  # user, assistant, tool, shell, summary or custom (a key of KIND_WEIGHT)
+    label: str  # short context shown with the result: tool names, custom type, summary kind
+    text: str  # whitespace collapsed, at most TEXT_LIMITS[kind] characters; also the snippet source
+
+
+@dataclass(frozen=True, slots=True)
+class SearchDocInfo:
+    """What the results list shows about a session; passed for every session on every update."""
+
+    title: str
+    project: str
+    page: str  # site-relative path of the session page
+
+
+@dataclass(slots=True)
+class SearchIndexResult:
+    written: list[str] = field(default_factory=list)  # site-relative paths (re)written
+    # Sessions with no stored entries (no cache): indexed by title only until they are extracted again.
+    missing: list[str] = field(default_factory=list)
+
+
+# ---- extraction (runs in build workers) -----------------------------------------------------------
+
+
+def _values(value: Any, depth: int = 0) -> Iterator[str]:
+    """The strings and numbers inside tool-call arguments; keys are the same in every call and add nothing."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict) and depth < 8:
+        for item in value.values():
+            yield from _values(item, depth + 1)
+    elif isinstance(value, list) and depth < 8:
+        for item in value:
+            yield from _values(item, depth + 1)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+
+
+def _clean(text: str) -> str:
+    text = _ANSI.sub("", text) if "\x1b" in text else text
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: orjson refuses them, browsers show U+FFFD
+            text = _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _clip(pieces: Iterable[str], limit: int) -> str:
+    """Pieces joined with single spaces, cut at limit characters; huge pieces are cut before splitting."""
+    out: list[str] = []
+    size = 0
+    for piece in pieces:
+        room = limit - size
+        if room <= 0:
+            break
+        # Collapsing whitespace only shrinks text, so twice the room is always enough.
+        words = " ".join(piece[: room * 2].split())[:room]
+        if words:
+            out.append(words)
+            size += len(words) + 1
+    return _clean(" ".join(out))
+
+
+def _head_tail(text: str, limit: int) -> str:
+    """Output cut to its start and its end, joined by an ellipsis."""
+    words = " ".join(text[: limit * 2].split())
+    if len(words) <= limit or len(text) <= limit:
+        return _clean(words[:limit])
+    tail_size = int(limit * TAIL_SHARE)
+    tail = " ".join(text[-tail_size * 2 :].split())[-tail_size:]
+    return _clean(f"{words[: limit - tail_size - 3]} … {tail}")
+
+
+def _texts(node: Node, kind: str) -> list[str]:
+    return [part.text for part in node.parts if part.kind == kind and part.text]
+
+
+def _entry_of(node: Node) -> SearchEntry | None:
+    kind = node.kind
+    if kind == "user":
+        return SearchEntry(node.id, "user", "", _clip(_texts(node, "text"), TEXT_LIMITS["user"]))
+    if kind == "assistant":
+        calls = node.tool_calls
+        pieces = _texts(node, "text")
+        for call in calls:
+            pieces.append(call.name)
+            pieces.extend(_values(call.arguments))
+        pieces.extend(_texts(node, "thinking"))
+        label = ", ".join(dict.fromkeys(call.name for call in calls))
+        return SearchEntry(node.id, "assistant", label[:LABEL_LIMIT], _clip(pieces, TEXT_LIMITS["assistant"]))
+    if kind == "tool_result" and node.result is not None:
+        result = node.result
+        label = result.tool_name + (" (error)" if result.is_error else "")
+        output = "\n".join(_texts(node, "text") + _texts(node, "other"))
+        return SearchEntry(node.id, "tool", label[:LABEL_LIMIT], _head_tail(output, TEXT_LIMITS["tool"]))
+    if kind == "execution":
+        command = str(node.meta.get("command") or node.meta.get("code") or "")
+        output = f"{command}\n{node.meta.get('output') or ''}"
+        language = str(node.meta.get("language") or "")
+        return SearchEntry(node.id, "shell", language, _head_tail(output, TEXT_LIMITS["shell"]))
+    if kind == "custom_message":
+        label = str(node.meta.get("customType") or "")
+        return SearchEntry(node.id, "custom", label[:LABEL_LIMIT], _clip(_texts(node, "text"), TEXT_LIMITS["custom"]))
+    if kind in ("compaction", "branch_summary"):
+        summary = node.meta.get("summary")
+        label = "compaction" if kind == "compaction" else "branch summary"
+        text = _clip([summary] if isinstance(summary, str) else [], TEXT_LIMITS["summary"])
+        return SearchEntry(node.id, "summary", label, text)
+    return None  # markers, labels, titles, init and unknown entries: nothing a reader searches for
+
+
+def extract_search_entries(transcript: Transcript) -> list[SearchEntry]:
+    """The searchable entries of a session, in file order; entries without text are left out."""
+    entries = []
+    for node in transcript.nodes:
+        entry = _entry_of(node)
+        if entry is not None and entry.text:
+            entries.append(entry)
+    return entries
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased runs of 2 to MAX_TOKEN letters and digits; longer runs (hashes, base64) are dropped.
+
+    static/search.js splits queries and titles with the same expression."""
+    return _TOKEN.findall(text.lower())
+
+
+def _term_counts(text: str) -> Counter[str]:
+    """tokenize(text), counted; ASCII text takes a faster path (this is most of the indexing time)."""
+    text = text.lower()
+    if not text.isascii():
+        return Counter(_TOKEN.findall(text))
+    counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
+    for token in [token for token in counts if not 1 < len(token) <= MAX_TOKEN]:
+        del counts[token]
+    return counts
+
+
+def _number(value: int) -> str:
+    if value < 32:
+        return _DIGITS[value]
+    digits = []
+    while value >= 32:
+        digits.append(_DIGITS[(value & 31) | 32])
+        value >>= 5
+    digits.append(_DIGITS[value])
+    return "".join(digits)
+
+
+def _postings(entries: Sequence[SearchEntry]) -> dict[str, list[Any]]:
+    """term -> [entry count, encoded (entry number delta, weight) pairs]; entry numbers start at 1.
+
+    The weight is BM25's saturated term frequency times the kind's weight, as an integer 1..31.
+    This loop runs once per (term, entry) pair of the whole corpus, hence the lookup tables."""
+    numbers = [_number(value) for value in range(len(entries) + 1)]
+    codes: dict[str, list[Any]] = {}  # term -> [last entry number, code, code, ...]
+    for number, entry in enumerate(entries, 1):
+        counts = _term_counts(entry.text)
+        base = BM25_K1 * (1 - BM25_B + BM25_B * sum(counts.values()) / AVERAGE_TOKENS)
+        scale = KIND_WEIGHT[entry.kind] * (BM25_K1 + 1) * WEIGHT_SCALE
+        weights = [_DIGITS[min(31, max(1, round(scale * count / (count + base))))] for count in range(8)]
+        for term, count in counts.items():
+            weight = weights[count] if count < 8 else _DIGITS[min(31, max(1, round(scale * count / (count + base))))]
+            codes_of = codes.get(term)
+            if codes_of is None:
+                codes[term] = [number, numbers[number] + weight]
+            else:
+                codes_of.append(numbers[number - codes_of[0]] + weight)
+                codes_of[0] = number
+    return {term: [len(parts) - 1, "".join(parts[1:])] for term, parts in codes.items()}
+
+
+def _script(data_id: str, payload: bytes) -> bytes:
+    """A data file: a script handing its JSON to search.js (no fetch, so it works from file://)."""
+    return b'window.sitegenSearch.add("' + data_id.encode() + b'",' + payload + b");\n"
+
+
+def _data_file(folder: Path, prefix: str, data: object) -> str:
+    """Write data as a content-addressed script that registers itself; returns its name (the hash)."""
+    payload = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+    name = hashlib.blake2b(payload, digest_size=8).hexdigest()
+    target = folder / f"{name}.js"
+    if not target.exists():
+        replace_file(
+            target, b'window.sitegenSearch.add("' + prefix.encode() + name.encode() + b'",' + payload + b");\n"
+        )
+    return name
+
+
+def _chunk_file(folder: Path, entries: Sequence[SearchEntry]) -> str:
+    """One snippet file: [id, kind, label] per entry, and their texts as base64 of deflated JSON.
+
+    The text is most of the index and deflates well; search.js inflates it with the browser's
+    DecompressionStream, and links to the entries even where that is missing."""
+    texts = orjson.dumps([entry.text for entry in entries])
+    return _data_file(
+        folder,
+        "d:",
+        {
+            "rows": [[entry.id, entry.kind, entry.label] for entry in entries],
+            "text": base64.b64encode(zlib.compress(texts, ZLIB_LEVEL)).decode("ascii"),
+        },
+    )
+
+
+def _chunks(site_dir: Path, entries: Sequence[SearchEntry]) -> list[list[Any]]:
+    """The entries' display data in files of about CHUNK_TARGET_BYTES: [[entry count, file name], ...]."""
+    chunks: list[list[Any]] = []
+    start = 0
+    size = 0
+    folder = site_dir / SEARCH_DIR / "d"
+    for end, entry in enumerate(entries, 1):
+        size += len(entry.text) + len(entry.id) + 16
+        if size >= CHUNK_TARGET_BYTES or end == len(entries):
+            chunks.append([end - start, _chunk_file(folder, entries[start:end])])
+            start, size = end, 0
+    return chunks
+
+
+def _cache_path(site_dir: Path, key: str) -> Path:
+    return site_dir / CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}.json"
+
+
+def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> None:
+    """Write a session's snippet files and its cached postings (in the worker that extracted them).
+
+    The next update_search_index merges the cache into the session's segment; nothing here is visible
+    to readers until then, so a build stopped after this point leaves the old index working."""
+    cache = {"format": FORMAT, "key": key, "chunks": _chunks(site_dir, entries), "postings": _postings(entries)}
+    replace_file(_cache_path(site_dir, key), orjson.dumps(cache))
+
+
+# ---- the index (main process) ---------------------------------------------------------------------
+
+
+def shard_bucket(term: str, buckets: int) -> int:
+    """The shard of a term: from its first two characters only, so every completion of a typed prefix
+    lives in the same shard. static/search.js computes the same from code points."""
+    second = ord(term[1]) if len(term) > 1 else 0
+    return (ord(term[0]) * 31 + second) % buckets
+
+
+def _segment_count(sessions: int) -> int:
+    count = 1
+    while count * SESSIONS_PER_SEGMENT < sessions and count < MAX_SEGMENTS:
+        count *= 2
+    return count
+
+
+def _segment_of(key: str, count: int) -> int:
+    """A session's segment: stable while the segment count stays the same, whatever else changes."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), "big") % count
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def _load_cache(site_dir: Path, key: str) -> dict[str, Any] | None:
+    cache = _load_json(_cache_path(site_dir, key))
+    if not isinstance(cache, dict) or cache.get("format") != FORMAT or cache.get("key") != key:
+        return None
+    return cache
+
+
+def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> list[Any]:
+    """Merge the sessions' cached postings into term shards: [bucket count, [shard name or "" per bucket]].
+
+    A term's value lists, per session holding it: slot in the segment, entry count, then the
+    session's own (entry delta, weight) pairs, so cached postings are joined, never decoded."""
+    merged: dict[str, list[str]] = {}
+    for slot, cache in enumerate(caches):
+        if cache is None:
+            continue
+        head = _number(slot)
+        for term, (count, body) in cache["postings"].items():
+            merged.setdefault(term, []).append(head + _number(count) + body)
+    size = sum(len(term) + 6 + sum(len(piece) for piece in pieces) for term, pieces in merged.items())
+    buckets = 1
+    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
+        buckets *= 2
+    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
+    for term, pieces in merged.items():
+        shards[shard_bucket(term, buckets)][term] = "".join(pieces)
+    folder = site_dir / SEARCH_DIR / "t"
+    return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+
+
+def _remove_unlisted(folder: Path, keep: set[str]) -> None:
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.name not in keep and path.is_file():
+            path.unlink(missing_ok=True)
+
+
+def _write_if_changed(path: Path, data: bytes) -> bool:
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    replace_file(path, data)
+    return True
+
+
+def update_search_index(
+    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = ()
+) -> SearchIndexResult:
+    """Bring <site>/search/ up to date with the given sessions (every session of the site, by key).
+
+    `changed` names the sessions whose entries were stored again (store_search_entries) since the last
+    update; sessions no longer in `sessions` are dropped. Only segments holding a changed, new or
+    removed session are rewritten; index.js is replaced last, so until then the old index still works."""
+    result = SearchIndexResult()
+    changed = set(changed)
+    state_path = site_dir / CACHE_DIR / "state.json"
+    state = _load_json(state_path)
+    count = _segment_count(len(sessions))
+    if not isinstance(state, dict) or state.get("format") != FORMAT or state.get("count") != count:
+        state = {"segments": {}, "sessions": {}}
+    keys = sorted(sessions)
+    members: dict[str, list[str]] = {}
+    for key in keys:
+        members.setdefault(str(_segment_of(key, count)), []).append(key)
+    segments: dict[str, Any] = {}
+    chunks: dict[str, Any] = {}
+    for segment, segment_keys in members.items():
+        old = state["segments"].get(segment)
+        if old is not None and old["keys"] == segment_keys and not changed.intersection(segment_keys):
+            segments[segment] = old
+            chunks.update((key, state["sessions"].get(key, [])) for key in segment_keys)
+            continue
+        caches = [_load_cache(site_dir, key) for key in segment_keys]
+        for key, cache in zip(segment_keys, caches, strict=True):
+            chunks[key] = cache["chunks"] if cache is not None else []
+            if cache is None:
+                result.missing.append(key)
+        segments[segment] = {"keys": segment_keys, "shards": _write_segment(site_dir, caches)}
+        result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in segments[segment]["shards"][1] if name)
+
+    numbers = {key: number for number, key in enumerate(keys)}
+    index = {
+        "format": FORMAT,
+        # [title, project, page, [[entry count, snippet file], ...]] per session, by key
+        "sessions": [[sessions[key].title, sessions[key].project, sessions[key].page, chunks[key]] for key in keys],
+        # [[session numbers], bucket count, [term shard per bucket]] per segment
+        "segments": [
+            [[numbers[key] for key in segments[s]["keys"]], *segments[s]["shards"]] for s in sorted(segments, key=int)
+        ],
+    }
+    script = _script("index", orjson.dumps(index, option=orjson.OPT_SORT_KEYS))
+    if _write_if_changed(site_dir / SEARCH_DIR / "index.js", script):
+        result.written.append(f"{SEARCH_DIR}/index.js")
+    new_state = {"format": FORMAT, "count": count, "segments": segments, "sessions": chunks}
+    replace_file(state_path, orjson.dumps(new_state, option=orjson.OPT_SORT_KEYS))
+    # Only now does nothing refer to the files of replaced segments and sessions.
+    shard_names = {f"{name}.js" for segment in segments.values() for name in segment["shards"][1] if name}
+    _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
+    _remove_unlisted(site_dir / SEARCH_DIR / "d", {f"{chunk[1]}.js" for listed in chunks.values() for chunk in listed})
+    _remove_unlisted(site_dir / CACHE_DIR, {_cache_path(site_dir, key).name for key in keys} | {"state.json"})
+    return result

@@ -1,0 +1,595 @@
+/* Search page: loads the index's data scripts on demand (works from file://) and ranks entries by BM25. */
+(function () {
+  "use strict";
+
+  var form = document.getElementById("search-form");
+  if (!form) {
+    return;
+  }
+  var input = document.getElementById("search-query");
+  var status = document.getElementById("search-status");
+  var list = document.getElementById("search-results");
+  var more = document.getElementById("search-more");
+  var base = form.getAttribute("data-index") || "search/";
+
+  // Must match sitegen/site/search.py: tokens, shard buckets, weights.
+  var TOKEN = /(?<![\p{L}\p{N}])[\p{L}\p{N}]{2,32}(?![\p{L}\p{N}])/gu;
+  var TRAILING_WORD = /[\p{L}\p{N}]$/u;
+  var WEIGHT_SCALE = 7;
+  var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // A session whose title matches but no entry does is listed itself, like a short user message.
+  var TITLE_WEIGHT = 3;
+  // Entries of a session whose title names the query rank a little higher.
+  var TITLE_BOOST = 0.25;
+  // Completions of the word being typed that are looked at (the most frequent first).
+  var MAX_EXPANSIONS = 100;
+  var MAX_RESULTS = 1000;
+  // Results are keyed session * ENTRY_SPAN + entry number: no session has this many entries.
+  var ENTRY_SPAN = 4194304;
+  var PAGE_SIZE = 20;
+  var SNIPPET_BEFORE = 60;
+  var SNIPPET_LENGTH = 240;
+  var KIND_NAMES = {
+    title: "session",
+    user: "user",
+    assistant: "assistant",
+    tool: "tool output",
+    shell: "shell",
+    summary: "summary",
+    custom: "custom message"
+  };
+
+  var DIGIT_VALUE = {};
+  for (var d = 0; d < DIGITS.length; d++) {
+    DIGIT_VALUE[DIGITS.charAt(d)] = d;
+  }
+
+  // ---- Loading data scripts: each calls window.sitegenSearch.add(id, data) ----
+
+  var slots = Object.create(null);
+
+  function slot(id) {
+    if (!slots[id]) {
+      var entry = { requested: false };
+      entry.promise = new Promise(function (resolve, reject) {
+        entry.resolve = resolve;
+        entry.reject = reject;
+      });
+      slots[id] = entry;
+    }
+    return slots[id];
+  }
+
+  window.sitegenSearch = {
+    add: function (id, data) {
+      slot(String(id)).resolve(data);
+    },
+    // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
+    tokens: tokens,
+    bucket: bucket
+  };
+
+  function load(path, id) {
+    var entry = slot(id);
+    if (!entry.requested) {
+      entry.requested = true;
+      var script = document.createElement("script");
+      script.src = base + path;
+      script.async = true;
+      script.addEventListener("error", function () {
+        entry.reject(new Error("could not load " + base + path));
+      });
+      document.head.appendChild(script);
+    }
+    return entry.promise;
+  }
+
+  var indexPromise = null;
+
+  function loadIndex() {
+    if (!indexPromise) {
+      indexPromise = load("index.js", "index").then(prepareIndex);
+    }
+    return indexPromise;
+  }
+
+  function prepareIndex(data) {
+    var total = 0;
+    var sessions = data.sessions.map(function (row) {
+      var entries = 0;
+      row[3].forEach(function (chunk) {
+        entries += chunk[0];
+      });
+      total += entries + 1;
+      return { title: row[0], project: row[1], page: row[2], chunks: row[3], titleTerms: tokens(row[0]) };
+    });
+    var segments = data.segments.map(function (row) {
+      return { sessions: row[0], buckets: row[1], shards: row[2] };
+    });
+    return { sessions: sessions, segments: segments, total: total };
+  }
+
+  // ---- Tokens and shards ----
+
+  function tokens(text) {
+    return String(text).toLowerCase().match(TOKEN) || [];
+  }
+
+  function bucket(term, buckets) {
+    var first = term.codePointAt(0);
+    var second = term.length > (first > 0xffff ? 2 : 1) ? term.codePointAt(first > 0xffff ? 2 : 1) : 0;
+    return (first * 31 + second) % buckets;
+  }
+
+  function parseQuery(query) {
+    var words = tokens(query);
+    var prefix = null;
+    if (words.length && TRAILING_WORD.test(query)) {
+      prefix = words.pop();
+    }
+    var terms = [];
+    words.forEach(function (word) {
+      if (terms.indexOf(word) < 0 && word !== prefix) {
+        terms.push(word);
+      }
+    });
+    return { terms: terms, prefix: prefix };
+  }
+
+  function shardsFor(index, word) {
+    return Promise.all(
+      index.segments.map(function (segment) {
+        var name = segment.shards[bucket(word, segment.buckets)];
+        return name ? load("t/" + name + ".js", "t:" + name) : Promise.resolve({});
+      })
+    );
+  }
+
+  function has(object, key) {
+    return Object.prototype.hasOwnProperty.call(object, key);
+  }
+
+  // A term's postings in one segment: slot, entry count, then (entry delta, weight) pairs per session.
+  function decode(code, segment, into) {
+    var pos = 0;
+    function number() {
+      var value = 0;
+      var shift = 0;
+      for (;;) {
+        var digit = DIGIT_VALUE[code.charAt(pos++)];
+        value += (digit & 31) * Math.pow(2, shift);
+        if (digit < 32) {
+          return value;
+        }
+        shift += 5;
+      }
+    }
+    var count = 0;
+    while (pos < code.length) {
+      var session = segment.sessions[number()];
+      var entries = number();
+      var entry = 0;
+      for (var i = 0; i < entries; i++) {
+        entry += number();
+        into.push(session, entry, DIGIT_VALUE[code.charAt(pos++)] / WEIGHT_SCALE);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  function idf(index, df) {
+    return Math.log(1 + (index.total - df + 0.5) / (df + 0.5));
+  }
+
+  // entry key -> score for one query word (the best completion's, for the word being typed)
+  function wordScores(index, shards, word, isPrefix) {
+    var byTerm = new Map();
+    function add(term, code, segment) {
+      var found = byTerm.get(term) || { size: 0, parts: [] };
+      found.size += code.length;
+      found.parts.push({ code: code, segment: segment });
+      byTerm.set(term, found);
+    }
+    index.segments.forEach(function (segment, i) {
+      var shard = shards[i];
+      if (!isPrefix) {
+        if (has(shard, word)) {
+          add(word, shard[word], segment);
+        }
+        return;
+      }
+      Object.keys(shard).forEach(function (term) {
+        if (term.lastIndexOf(word, 0) === 0) {
+          add(term, shard[term], segment);
+        }
+      });
+    });
+    // The longest postings belong to the most frequent completions.
+    var terms = Array.from(byTerm.keys()).sort(function (a, b) {
+      return byTerm.get(b).size - byTerm.get(a).size || (a < b ? -1 : 1);
+    });
+    var scores = new Map();
+    terms.slice(0, MAX_EXPANSIONS).forEach(function (term) {
+      var postings = [];
+      var df = 0;
+      byTerm.get(term).parts.forEach(function (part) {
+        df += decode(part.code, part.segment, postings);
+      });
+      var weight = idf(index, df);
+      for (var p = 0; p < postings.length; p += 3) {
+        var key = postings[p] * ENTRY_SPAN + postings[p + 1];
+        var score = weight * postings[p + 2];
+        if (!(scores.get(key) >= score)) {
+          scores.set(key, score);
+        }
+      }
+    });
+    return scores;
+  }
+
+  function titleMatches(session, words) {
+    var own = session.titleTerms;
+    var matched = 0;
+    words.forEach(function (word) {
+      var hit = word.isPrefix
+        ? own.some(function (term) {
+            return term.lastIndexOf(word.text, 0) === 0;
+          })
+        : own.indexOf(word.text) >= 0;
+      if (hit) {
+        matched++;
+      }
+    });
+    return matched;
+  }
+
+  function run(index, parsed) {
+    var words = parsed.terms.map(function (term) {
+      return { text: term, isPrefix: false };
+    });
+    if (parsed.prefix) {
+      words.push({ text: parsed.prefix, isPrefix: true });
+    }
+    return Promise.all(
+      words.map(function (word) {
+        return shardsFor(index, word.text);
+      })
+    ).then(function (shardLists) {
+      var perWord = words.map(function (word, i) {
+        var scores = wordScores(index, shardLists[i], word.text, word.isPrefix);
+        word.idf = idf(index, scores.size);
+        return scores;
+      });
+      var titleHits = index.sessions.map(function (session) {
+        return titleMatches(session, words);
+      });
+      var order = perWord.map(function (_, i) {
+        return i;
+      });
+      order.sort(function (a, b) {
+        return perWord[a].size - perWord[b].size;
+      });
+      var results = [];
+      perWord[order[0]].forEach(function (score, key) {
+        var total = score;
+        for (var i = 1; i < order.length; i++) {
+          var other = perWord[order[i]].get(key);
+          if (other === undefined) {
+            return;
+          }
+          total += other;
+        }
+        var session = Math.floor(key / ENTRY_SPAN);
+        var boost = 1 + (TITLE_BOOST * titleHits[session]) / words.length;
+        results.push({ session: session, entry: key % ENTRY_SPAN, score: total * boost });
+      });
+      // A session named by the query whose entries do not match is still a result: its page.
+      var withEntries = new Set(
+        results.map(function (result) {
+          return result.session;
+        })
+      );
+      titleHits.forEach(function (hits, number) {
+        if (!withEntries.has(number) && hits === words.length) {
+          var score = 0;
+          words.forEach(function (word) {
+            score += word.idf * TITLE_WEIGHT;
+          });
+          results.push({ session: number, entry: 0, score: score });
+        }
+      });
+      results.sort(function (a, b) {
+        return b.score - a.score || a.session - b.session || a.entry - b.entry;
+      });
+      return { results: results.slice(0, MAX_RESULTS), count: results.length, words: words };
+    });
+  }
+
+  // ---- Snippets: entry ids and kinds, and the deflated entry text, are in chunk files ----
+
+  var chunkCache = Object.create(null);
+
+  function inflate(base64) {
+    var binary = window.atob(base64);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) {
+      bytes[i] = binary.charCodeAt(i);
+    }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
+  // {rows: [[id, kind, label], ...], texts: [...] or null where the browser cannot inflate}
+  function chunk(name) {
+    if (!chunkCache[name]) {
+      chunkCache[name] = load("d/" + name + ".js", "d:" + name).then(function (data) {
+        var texts = typeof DecompressionStream === "function" ? inflate(data.text) : Promise.reject();
+        return texts.then(
+          function (list) {
+            return { rows: data.rows, texts: list };
+          },
+          function () {
+            return { rows: data.rows, texts: null };
+          }
+        );
+      });
+    }
+    return chunkCache[name];
+  }
+
+  // {id, kind, label, text} of entry number `entry` (1-based) of a session; text may be null
+  function entryRow(session, entry) {
+    var offset = entry - 1;
+    for (var i = 0; i < session.chunks.length; i++) {
+      var size = session.chunks[i][0];
+      if (offset < size) {
+        return chunk(session.chunks[i][1]).then(function (data) {
+          var row = data.rows[offset];
+          return { id: row[0], kind: row[1], label: row[2], text: data.texts ? data.texts[offset] : null };
+        });
+      }
+      offset -= size;
+    }
+    return Promise.resolve(null);
+  }
+
+  function matcher(words) {
+    return function (token) {
+      var lower = token.toLowerCase();
+      return words.some(function (word) {
+        return word.isPrefix ? lower.lastIndexOf(word.text, 0) === 0 : lower === word.text;
+      });
+    };
+  }
+
+  function findMatches(text, words) {
+    var isMatch = matcher(words);
+    var matches = [];
+    var found;
+    TOKEN.lastIndex = 0;
+    while ((found = TOKEN.exec(text)) !== null) {
+      if (isMatch(found[0])) {
+        matches.push({ start: found.index, end: found.index + found[0].length, word: found[0].toLowerCase() });
+      }
+    }
+    return matches;
+  }
+
+  // Appends text[start, end) to parent as text nodes, with the matches inside it wrapped in <mark>.
+  function appendMarked(parent, text, matches, start, end) {
+    var cursor = start;
+    matches.forEach(function (match) {
+      if (match.start < cursor || match.end > end) {
+        return;
+      }
+      parent.appendChild(document.createTextNode(text.slice(cursor, match.start)));
+      var mark = document.createElement("mark");
+      mark.textContent = text.slice(match.start, match.end);
+      parent.appendChild(mark);
+      cursor = match.end;
+    });
+    parent.appendChild(document.createTextNode(text.slice(cursor, end)));
+  }
+
+  // The stretch of text with the most distinct query words, matches marked.
+  function snippet(text, words) {
+    var matches = findMatches(text, words);
+    var start = 0;
+    var best = -1;
+    matches.forEach(function (match) {
+      var seen = {};
+      var distinct = 0;
+      var limit = match.start + SNIPPET_LENGTH - SNIPPET_BEFORE;
+      matches.forEach(function (other) {
+        if (other.start >= match.start && other.end <= limit && !seen[other.word]) {
+          seen[other.word] = true;
+          distinct++;
+        }
+      });
+      if (distinct > best) {
+        best = distinct;
+        start = match.start;
+      }
+    });
+    start = Math.max(0, start - SNIPPET_BEFORE);
+    if (start > 0) {
+      // Start at a word, unless the nearest space is too far.
+      var space = text.indexOf(" ", start);
+      start = space >= 0 && space < start + 20 ? space + 1 : start;
+    }
+    var end = Math.min(text.length, start + SNIPPET_LENGTH);
+    var paragraph = document.createElement("p");
+    paragraph.className = "result-snippet";
+    if (start > 0) {
+      paragraph.appendChild(document.createTextNode("…"));
+    }
+    appendMarked(paragraph, text, matches, start, end);
+    if (end < text.length) {
+      paragraph.appendChild(document.createTextNode("…"));
+    }
+    return paragraph;
+  }
+
+  // ---- Rendering ----
+
+  function pageUrl(page) {
+    return String(page)
+      .split("/")
+      .map(function (part) {
+        return encodeURIComponent(part);
+      })
+      .join("/");
+  }
+
+  function resultItem(index, result, row, words) {
+    var session = index.sessions[result.session];
+    var item = document.createElement("li");
+    item.className = "result";
+    var link = document.createElement("a");
+    link.className = "result-title";
+    link.href = pageUrl(session.page) + (row ? "#entry-" + encodeURIComponent(row.id) : "");
+    appendMarked(link, session.title, findMatches(session.title, words), 0, session.title.length);
+    item.appendChild(link);
+    var meta = document.createElement("div");
+    meta.className = "result-meta muted";
+    var kind = row ? row.kind : "title";
+    var label = KIND_NAMES[kind] || kind;
+    if (row && row.label) {
+      label += " · " + row.label;
+    }
+    var kindSpan = document.createElement("span");
+    kindSpan.className = "result-kind kind-" + kind;
+    kindSpan.textContent = label;
+    meta.appendChild(kindSpan);
+    if (session.project) {
+      var project = document.createElement("span");
+      project.className = "result-project";
+      project.textContent = session.project;
+      meta.appendChild(document.createTextNode(" · "));
+      meta.appendChild(project);
+    }
+    item.appendChild(meta);
+    if (row && row.text) {
+      item.appendChild(snippet(row.text, words));
+    }
+    return item;
+  }
+
+  var current = 0;
+  var shown = null;
+
+  function setStatus(text) {
+    status.textContent = text;
+  }
+
+  function showPage() {
+    var state = shown;
+    var batch = state.results.slice(state.next, state.next + PAGE_SIZE);
+    state.next += batch.length;
+    more.hidden = true;
+    return Promise.all(
+      batch.map(function (result) {
+        return result.entry === 0
+          ? Promise.resolve(null)
+          : entryRow(state.index.sessions[result.session], result.entry).catch(function () {
+              return null;
+            });
+      })
+    ).then(function (rows) {
+      if (state !== shown) {
+        return;
+      }
+      batch.forEach(function (result, i) {
+        if (result.entry !== 0 && !rows[i]) {
+          return;
+        }
+        list.appendChild(resultItem(state.index, result, rows[i], state.words));
+      });
+      more.hidden = state.next >= state.results.length;
+    });
+  }
+
+  function describe(count, query) {
+    if (count === 0) {
+      return "No results for “" + query + "”.";
+    }
+    var shownText = count > MAX_RESULTS ? "the best " + MAX_RESULTS + " of " : "";
+    return shownText + count + (count === 1 ? " result" : " results") + " for “" + query + "”, best first.";
+  }
+
+  function search(query) {
+    var ticket = ++current;
+    var parsed = parseQuery(query);
+    if (!parsed.terms.length && !parsed.prefix) {
+      shown = null;
+      list.replaceChildren();
+      more.hidden = true;
+      setStatus(query.trim() ? "Type at least two letters of a word." : "");
+      return Promise.resolve();
+    }
+    setStatus("Searching…");
+    return loadIndex()
+      .then(function (index) {
+        return run(index, parsed).then(function (outcome) {
+          if (ticket !== current) {
+            return;
+          }
+          shown = { index: index, results: outcome.results, words: outcome.words, next: 0 };
+          list.replaceChildren();
+          setStatus(describe(outcome.count, query.trim()));
+          return showPage();
+        });
+      })
+      .catch(function (error) {
+        if (ticket === current) {
+          setStatus("The search index could not be loaded: " + error.message);
+        }
+      });
+  }
+
+  function remember(query) {
+    try {
+      var url = new URL(window.location.href);
+      if (query) {
+        url.searchParams.set("q", query);
+      } else {
+        url.searchParams.delete("q");
+      }
+      window.history.replaceState(null, "", url.href);
+    } catch (error) {
+      // Some browsers refuse history changes on file:// pages; the search still works.
+    }
+  }
+
+  var timer = 0;
+  input.addEventListener("input", function () {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(function () {
+      remember(input.value);
+      search(input.value);
+    }, 150);
+  });
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    window.clearTimeout(timer);
+    remember(input.value);
+    search(input.value);
+  });
+  more.addEventListener("click", function () {
+    if (shown) {
+      showPage();
+    }
+  });
+
+  form.hidden = false;
+  var initial = new URLSearchParams(window.location.search).get("q");
+  if (initial) {
+    input.value = initial;
+    search(initial);
+  } else {
+    loadIndex().catch(function (error) {
+      setStatus("The search index could not be loaded: " + error.message);
+    });
+  }
+})();

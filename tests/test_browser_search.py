@@ -1,0 +1,225 @@
+"""Search in a real headless Chromium, from file:// and over HTTP: ranked results, deep links, hostile text."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from browser import chromium
+from sessions import SessionBuilder, text, tool_call
+
+from sitegen import __version__
+from sitegen.fileio import replace_file
+from sitegen.render.export import export_html, load_transcript
+from sitegen.render.page import template_environment
+from sitegen.site.assets import publish_assets
+from sitegen.site.search import (
+    SearchDocInfo,
+    extract_search_entries,
+    shard_bucket,
+    store_search_entries,
+    tokenize,
+    update_search_index,
+)
+from sitegen.site.sources import project_slug
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+HOSTILE_CWD = "/work/<script>window.pwned=1</script>"
+HOSTILE_TITLE = '<img src=x onerror="window.pwned=2"> zzhostile title'
+
+
+def _sessions() -> list[SessionBuilder]:
+    db = SessionBuilder(session_id="db", cwd="/work/db")
+    db.user("db-u1", "why is zzvacuum so slow on the zzreplica")
+    db.assistant("db-a1", [text("Let me check."), tool_call("db-c1", "bash", command="psql -c 'select 1'")])
+    filler = " ".join(f"row{i}" for i in range(80))
+    db.tool_result("db-r1", "db-c1", "bash", f"{filler} zzvacuum running {filler}")
+    db.user("db-u2", "thanks, now zzreplica lag only")
+
+    ops = SessionBuilder(session_id="ops", cwd="/work/ops")
+    ops.add("session_info", "ops-t", None, name="Nightly zzvacuum tuning")
+    ops.user("ops-u1", "schedule the maintenance window")
+    ops.assistant("ops-a1", [text("The zzvacuum job runs at night, after the backup.")])
+
+    evil = SessionBuilder(session_id="evil", cwd=HOSTILE_CWD)
+    evil.user("evil-u1", "<b>zzhostile</b> <script>window.pwned=3</script> text")
+    return [db, ops, evil]
+
+
+def build_search_site(root: Path) -> Path:
+    """Pages and the search index as the site build writes them (until build_site does it all)."""
+    site = root / "site"
+    infos: dict[str, SearchDocInfo] = {}
+    for builder in _sessions():
+        transcript = load_transcript(builder.write(root / "agent" / f"{builder.header['id']}.jsonl"))
+        key = transcript.session_id
+        page = f"sessions/{project_slug(transcript.cwd)}/{key}.html"
+        replace_file(site / page, export_html(transcript))
+        store_search_entries(site, key, extract_search_entries(transcript))
+        title = HOSTILE_TITLE if key == "evil" else transcript.display_title
+        infos[key] = SearchDocInfo(title, transcript.cwd, page)
+    update_search_index(site, infos, set(infos))
+    assets = publish_assets(site)
+    html = (
+        template_environment()
+        .get_template("search.html.j2")
+        .render(root="", assets=assets, version=__version__, problem_count=0)
+    )
+    replace_file(site / "search.html", html)
+    return site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_search_site(tmp_path_factory.mktemp("search"))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def server(site: Path) -> Iterator[str]:
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def open_search(browser: Browser, base: str) -> tuple[Page, list[str]]:
+    """search.html under base; page errors, console errors (CSP included) and outside requests are recorded."""
+    page = browser.new_page()
+    problems: list[str] = []
+    # Failed loads are caught below by URL (Chromium also asks servers for /favicon.ico, which is not ours).
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(m.text) if m.type == "error" and not m.text.startswith("Failed to load resource") else None
+        ),
+    )
+    page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
+    page.on("request", lambda r: None if r.url.startswith(base) else problems.append(f"request: {r.url}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on("response", lambda r: problems.append(f"{r.status}: {r.url}") if r.status >= 400 else None)
+    page.goto(base + "search.html")
+    return page, problems
+
+
+def results(page: Page, query: str, *, typed: bool = False) -> list[dict[str, str]]:
+    """Search, wait for the results, and return them as {title, href, kind, project, snippet, marks, title_marks}."""
+    field = page.locator("#search-query")
+    if typed:
+        field.press_sequentially(query, delay=20)
+    else:
+        field.fill(query)
+    page.locator("#search-status").filter(has_text=f"for “{query}”").wait_for()
+    items = []
+    for item in page.locator("#search-results li").all():
+        link = item.locator("a.result-title")
+        snippet = item.locator(".result-snippet")
+        items.append(
+            {
+                "title": link.inner_text(),
+                "href": link.get_attribute("href") or "",
+                "kind": item.locator(".result-kind").inner_text(),
+                "project": item.locator(".result-project").inner_text(),
+                "snippet": snippet.inner_text() if snippet.count() else "",
+                "marks": " ".join(item.locator(".result-snippet mark").all_inner_texts()),
+                "title_marks": " ".join(link.locator("mark").all_inner_texts()),
+            }
+        )
+    return items
+
+
+def ranked_search(page: Page, problems: list[str]) -> None:
+    found = results(page, "zzvacuum")
+    # What the user wrote first, the long tool output last; titles that name the word lift their entries.
+    assert [item["href"].rsplit("/", 1)[1] for item in found] == [
+        "db.html#entry-db-u1",
+        "ops.html#entry-ops-a1",
+        "db.html#entry-db-r1",
+    ]
+    tool = found[-1]
+    assert tool["kind"] == "tool output · bash" and tool["project"] == "/work/db"
+    assert "zzvacuum running" in tool["snippet"] and tool["snippet"].startswith("…")
+    assert tool["marks"] == "zzvacuum"
+    # A title the query names, in a session where no entry matches: the session itself.
+    nightly = results(page, "nightly tuning")
+    assert [(item["kind"], item["href"].rsplit("/", 1)[1], item["title_marks"]) for item in nightly] == [
+        ("session", "ops.html", "Nightly tuning")
+    ]
+
+    # Every word must match; the last one is a prefix while typing.
+    page.locator("#search-query").fill("")
+    both = results(page, "zzvacuum zzrepl", typed=True)
+    assert [item["href"].rsplit("#", 1)[1] for item in both] == ["entry-db-u1"]
+    assert both[0]["marks"] == "zzvacuum zzreplica"
+    assert not results(page, "zzvacuum zznothing")
+    assert page.locator("#search-status").inner_text() == "No results for “zzvacuum zznothing”."
+
+    # Following a result lands on the entry in the session page.
+    results(page, "zzreplica lag")
+    page.locator("#search-results a.result-title").first.click()
+    page.wait_for_url("**/db.html#entry-db-u2")
+    assert page.locator("#entry-db-u2").is_visible()
+    assert problems == []
+
+
+def test_search_from_file_url(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    ranked_search(page, problems)
+
+
+def test_search_over_http(browser: Browser, server: str) -> None:
+    page, problems = open_search(browser, server)
+    ranked_search(page, problems)
+    page.go_back()
+    page.wait_for_url("**/search.html?q=zzreplica+lag")
+    assert page.locator("#search-query").input_value() == "zzreplica lag"
+
+
+def test_hostile_titles_paths_and_text_stay_text(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    found = results(page, "zzhostile")
+    assert {item["title"] for item in found} == {HOSTILE_TITLE}
+    assert {item["project"] for item in found} == {HOSTILE_CWD}
+    user = next(item for item in found if item["kind"] == "user")
+    assert user["snippet"] == "<b>zzhostile</b> <script>window.pwned=3</script> text"
+    listing = page.locator("#search-results")
+    assert listing.locator("img, script, b").count() == 0
+    assert page.evaluate("() => window.pwned === undefined")
+    assert problems == []
+
+
+def test_browser_splits_words_like_the_indexer(browser: Browser, site: Path) -> None:
+    page, _ = open_search(browser, site.resolve().as_uri() + "/")
+    samples = [
+        "Fix foo_bar.py: x = 12; ÉCOLE 中文",
+        "a" * 32 + " " + "b" * 33 + " ok",
+        "İstanbul straße ΣΊΣΥΦΟΣ 𝒳ylophone x٣٤ ½",
+    ]
+    assert page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.tokens(x))", samples) == [
+        tokenize(sample) for sample in samples
+    ]
+    terms = ["zz", "中文", "𝒳y", "é", "ab12"]
+    js = page.evaluate("(ts) => ts.map((t) => window.sitegenSearch.bucket(t, 64))", terms)
+    assert js == [shard_bucket(term, 64) for term in terms]

@@ -1,0 +1,360 @@
+"""Search index: extracted entries, index content and weights, incremental updates, determinism, hostile text."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from sessions import SessionBuilder, text, thinking, tool_call
+
+from sitegen.site import search
+from sitegen.site.search import (
+    TEXT_LIMITS,
+    SearchDocInfo,
+    SearchEntry,
+    extract_search_entries,
+    shard_bucket,
+    store_search_entries,
+    tokenize,
+    update_search_index,
+)
+from sitegen.transcript.load import load_transcript
+from sitegen.transcript.model import Transcript
+
+PREFIX = b'window.sitegenSearch.add("'
+
+
+# ---- reading the index back, as search.js does --------------------------------------------------
+
+
+def read_script(path: Path) -> tuple[str, Any]:
+    data = path.read_bytes()
+    assert data.startswith(PREFIX) and data.endswith(b");\n")
+    ident, _, payload = data[len(PREFIX) : -3].partition(b'",')
+    return ident.decode(), orjson.loads(payload)
+
+
+def _numbers(code: str) -> list[int]:
+    values, value, shift = [], 0, 0
+    for char in code:
+        digit = search._DIGITS.index(char)
+        value += (digit & 31) << shift
+        if digit < 32:
+            values.append(value)
+            value, shift = 0, 0
+        else:
+            shift += 5
+    return values
+
+
+def decode(code: str, sessions: list[int]) -> list[tuple[int, int, int]]:
+    """(session number, entry number, weight) of a shard value; weights are single digits."""
+    out = []
+    pos = 0
+    while pos < len(code):
+        # slot and entry count, then (delta, weight) pairs: decode one number at a time.
+        slot, pos = _one(code, pos)
+        count, pos = _one(code, pos)
+        entry = 0
+        for _ in range(count):
+            delta, pos = _one(code, pos)
+            entry += delta
+            out.append((sessions[slot], entry, search._DIGITS.index(code[pos])))
+            pos += 1
+    return out
+
+
+def _one(code: str, pos: int) -> tuple[int, int]:
+    end = pos
+    while search._DIGITS.index(code[end]) >= 32:
+        end += 1
+    return _numbers(code[pos : end + 1])[0], end + 1
+
+
+def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, str, str, int]]]]:
+    """index.js, and term -> [(page, entry id, kind, weight)] over every shard."""
+    ident, index = read_script(site / "search" / "index.js")
+    assert ident == "index"
+    rows: dict[int, list[list[str]]] = {}
+    for number, (_title, _project, _page, chunks) in enumerate(index["sessions"]):
+        rows[number] = []
+        for count, name in chunks:
+            data_id, data = read_script(site / "search" / "d" / f"{name}.js")
+            assert data_id == f"d:{name}" and len(data["rows"]) == count
+            texts = orjson.loads(zlib.decompress(base64.b64decode(data["text"])))
+            rows[number].extend([*row, text] for row, text in zip(data["rows"], texts, strict=True))
+    postings: dict[str, list[tuple[str, str, str, int]]] = {}
+    for sessions, buckets, shards in index["segments"]:
+        assert len(shards) == buckets
+        for bucket, name in enumerate(shards):
+            if not name:
+                continue
+            data_id, shard = read_script(site / "search" / "t" / f"{name}.js")
+            assert data_id == f"t:{name}"
+            for term, code in shard.items():
+                assert shard_bucket(term, buckets) == bucket
+                for session, entry, weight in decode(code, sessions):
+                    row = rows[session][entry - 1]
+                    postings.setdefault(term, []).append((index["sessions"][session][2], row[0], row[1], weight))
+    return index, postings
+
+
+def referenced_files(site: Path) -> set[str]:
+    _, index = read_script(site / "search" / "index.js")
+    names = {f"d/{name}.js" for *_, chunks in index["sessions"] for _, name in chunks}
+    names |= {f"t/{name}.js" for _, _, shards in index["segments"] for name in shards if name}
+    return names
+
+
+def search_files(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted((site / "search").rglob("*")) if p.is_file()}
+
+
+# ---- sessions -------------------------------------------------------------------------------------
+
+
+def rich_session(tmp_path: Path) -> Transcript:
+    b = SessionBuilder(session_id="rich", cwd="/work/rich")
+    b.user("u1", "Please   ZZ_USER_ZZ\n\nthe   database")
+    b.assistant(
+        "a1",
+        [
+            text("I will look ZZ_ANSWER_ZZ"),
+            thinking("ZZ_THINK_ZZ about it"),
+            tool_call("c1", "bash", command="grep -r ZZ_ARG_ZZ src", timeout=30),
+        ],
+    )
+    b.tool_result("r1", "c1", "bash", "\x1b[31mZZ_OUTPUT_ZZ\x1b[0m found")
+    b.add("compaction", "k1", summary="ZZ_COMPACTED_ZZ so far", firstKeptEntryId="u1", tokensBefore=100)
+    b.add("branch_summary", "s1", summary="ZZ_BRANCH_ZZ tried", fromId="u1")
+    b.add("custom_message", "m1", customType="note", content="ZZ_CUSTOM_ZZ", display=True)
+    b.message("x1", "bashExecution", None, command="ls ZZ_CMD_ZZ", output="ZZ_SHELL_ZZ", exitCode=0)
+    b.add("model_change", "mc1", provider="anthropic", modelId="other")
+    b.add("label", "l1", targetId="u1", label="ZZ_LABEL_ZZ")
+    return load_transcript(b.write(tmp_path / "rich.jsonl"))
+
+
+def small_session(tmp_path: Path, name: str, words: str, *, cwd: str = "/work/p", tool: str = "") -> Transcript:
+    b = SessionBuilder(session_id=name, cwd=cwd)
+    b.user(f"{name}-u", words)
+    b.assistant(f"{name}-a", [text(f"answer about {words}"), tool_call(f"{name}-c", "bash", command="make")])
+    b.tool_result(f"{name}-r", f"{name}-c", "bash", tool or "ok")
+    return load_transcript(b.write(tmp_path / "agent" / f"{name}.jsonl"))
+
+
+def index_sessions(site: Path, transcripts: dict[str, Transcript], changed: set[str] | None = None) -> Any:
+    for key in sorted(transcripts if changed is None else changed):
+        store_search_entries(site, key, extract_search_entries(transcripts[key]))
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    return update_search_index(site, infos, set(transcripts) if changed is None else changed)
+
+
+# ---- extraction -----------------------------------------------------------------------------------
+
+
+def test_entries_cover_messages_tools_summaries_and_custom_messages(tmp_path: Path) -> None:
+    entries = {e.id: e for e in extract_search_entries(rich_session(tmp_path))}
+    assert list(entries) == ["u1", "a1", "r1", "k1", "s1", "m1", "x1"]  # markers and labels left out
+    assert entries["u1"] == SearchEntry("u1", "user", "", "Please ZZ_USER_ZZ the database")
+    answer = entries["a1"]
+    assert (answer.kind, answer.label) == ("assistant", "bash")
+    # Text first, then the call's name and argument values, then thinking.
+    assert answer.text == "I will look ZZ_ANSWER_ZZ bash grep -r ZZ_ARG_ZZ src 30 ZZ_THINK_ZZ about it"
+    assert entries["r1"] == SearchEntry("r1", "tool", "bash", "ZZ_OUTPUT_ZZ found")  # ANSI codes removed
+    assert entries["k1"] == SearchEntry("k1", "summary", "compaction", "ZZ_COMPACTED_ZZ so far")
+    assert entries["s1"] == SearchEntry("s1", "summary", "branch summary", "ZZ_BRANCH_ZZ tried")
+    assert entries["m1"] == SearchEntry("m1", "custom", "note", "ZZ_CUSTOM_ZZ")
+    assert entries["x1"] == SearchEntry("x1", "shell", "bash", "ls ZZ_CMD_ZZ ZZ_SHELL_ZZ")
+
+
+def test_long_text_is_capped_and_tool_output_keeps_its_end(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="long", cwd="/work/long")
+    b.user("u1", "ZZ_FIRST_ZZ " + "word " * 5000 + "ZZ_LATE_ZZ")
+    b.assistant("a1", [tool_call("c1", "bash", command="make")])
+    b.tool_result("r1", "c1", "bash", "ZZ_HEAD_ZZ\n" + "noise line\n" * 5000 + "ZZ_TAIL_ZZ failed")
+    entries = extract_search_entries(load_transcript(b.write(tmp_path / "long.jsonl")))
+    user, _, output = entries
+    assert len(user.text) <= TEXT_LIMITS["user"] and user.text.startswith("ZZ_FIRST_ZZ")
+    assert "ZZ_LATE_ZZ" not in user.text
+    assert len(output.text) <= TEXT_LIMITS["tool"]
+    assert output.text.startswith("ZZ_HEAD_ZZ") and output.text.endswith("ZZ_TAIL_ZZ failed") and " … " in output.text
+
+
+def test_tokens_are_lowercased_words_of_two_to_32_letters_or_digits() -> None:
+    assert tokenize("Fix foo_bar.py: x = 12; ÉCOLE 中文") == ["fix", "foo", "bar", "py", "12", "école", "中文"]
+    assert tokenize("a" * 32 + " " + "b" * 33 + " ok") == ["a" * 32, "ok"]
+    for sample in ("Mixed CASE_and-dashes", "über straße ÜBER", "x" * 40 + " y2k 2024-01-01"):
+        assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))
+
+
+# ---- index content and weights --------------------------------------------------------------------
+
+
+def test_index_maps_words_to_entries_with_weights_by_kind(tmp_path: Path) -> None:
+    agent = tmp_path / "src"
+    transcripts = {
+        "one": small_session(agent, "one", "zzpostgres vacuum", tool="zzpostgres restarted"),
+        "two": small_session(agent, "two", "react hooks", cwd="/work/ui"),
+    }
+    site = tmp_path / "site"
+    result = index_sessions(site, transcripts)
+    assert "search/index.js" in result.written and not result.missing
+    index, postings = read_index(site)
+    assert [row[:3] for row in index["sessions"]] == [
+        ["zzpostgres vacuum", "/work/p", "sessions/p/one.html"],
+        ["react hooks", "/work/ui", "sessions/p/two.html"],
+    ]
+    hits = {entry_id: (kind, weight) for page, entry_id, kind, weight in postings["zzpostgres"]}
+    assert set(hits) == {"one-u", "one-a", "one-r"}
+    # The same word weighs most in what the user wrote and least in tool output.
+    assert hits["one-u"][1] > hits["one-a"][1] > hits["one-r"][1] >= 1
+    assert {p[1] for p in postings["hooks"]} == {"two-u", "two-a"}
+    assert "bash" in postings and "make" in postings  # tool names and arguments are searchable
+
+
+def test_snippet_text_round_trips(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    index_sessions(site, {"rich": rich_session(tmp_path)})
+    _, postings = read_index(site)
+    assert [(p[1], p[2]) for p in postings["think"]] == [("a1", "assistant")]
+    assert {p[1] for p in postings["shell"]} == {"x1"}
+
+
+# ---- incremental updates, determinism, stopped builds -------------------------------------------
+
+
+def many_sessions(tmp_path: Path, count: int) -> dict[str, Transcript]:
+    return {f"s{i:03d}": small_session(tmp_path / "src", f"s{i:03d}", f"topic{i} shared words") for i in range(count)}
+
+
+def test_one_changed_session_rewrites_only_its_segment(tmp_path: Path) -> None:
+    transcripts = many_sessions(tmp_path, 40)
+    site = tmp_path / "site"
+    index_sessions(site, transcripts)
+    index, _ = read_index(site)
+    assert len(index["segments"]) > 1
+    before = {p.name: p.stat().st_mtime_ns for p in (site / "search" / "t").iterdir()}
+
+    transcripts["s007"] = small_session(tmp_path / "src2", "s007", "zzchanged words")
+    result = index_sessions(site, transcripts, changed={"s007"})
+    index, postings = read_index(site)
+    assert {p[1] for p in postings["zzchanged"]} == {"s007-u", "s007-a"}
+    assert "topic7" not in postings
+    segment = next(s for s in index["segments"] if sorted(transcripts).index("s007") in s[0])
+    new_shards = {f"{name}.js" for name in segment[2] if name}
+    after = {p.name: p.stat().st_mtime_ns for p in (site / "search" / "t").iterdir()}
+    assert {f"search/t/{name}" for name in new_shards} <= set(result.written)
+    # Shards of the other segments are the same files, untouched.
+    assert {name: after[name] for name in after if name not in new_shards} == {
+        name: before[name] for name in after if name not in new_shards
+    }
+    assert set(search_files(site)) == {"search/index.js"} | {f"search/{n}" for n in referenced_files(site)}
+
+
+def test_incremental_result_equals_a_fresh_build(tmp_path: Path) -> None:
+    transcripts = many_sessions(tmp_path, 30)
+    site = tmp_path / "site"
+    index_sessions(site, transcripts)
+    transcripts["s003"] = small_session(tmp_path / "src2", "s003", "zzrewritten")
+    index_sessions(site, transcripts, changed={"s003"})
+    del transcripts["s010"], transcripts["s011"]
+    result = index_sessions(site, transcripts, changed=set())
+    transcripts["s100"] = small_session(tmp_path / "src3", "s100", "zzbrand new")
+    index_sessions(site, transcripts, changed={"s100"})
+
+    fresh = tmp_path / "fresh"
+    index_sessions(fresh, transcripts)
+    assert search_files(site) == search_files(fresh)
+    assert "search/index.js" in result.written
+    _, postings = read_index(site)
+    assert "topic10" not in postings and "topic3" not in postings and "zzrewritten" in postings
+    caches = {p.name for p in (site / ".sitegen" / "search").iterdir()}
+    assert len(caches) == len(transcripts) + 1  # one per session, and the state
+
+
+def test_output_is_deterministic(tmp_path: Path) -> None:
+    transcripts = many_sessions(tmp_path, 20)
+    first, second = tmp_path / "first", tmp_path / "second"
+    index_sessions(first, transcripts)
+    index_sessions(second, dict(reversed(list(transcripts.items()))))
+    assert search_files(first) == search_files(second)
+    assert not update_search_index(
+        first, {k: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{k}.html") for k, t in transcripts.items()}
+    ).written  # nothing changed: nothing written
+
+
+def test_growing_past_a_segment_count_rewrites_everything_consistently(tmp_path: Path) -> None:
+    transcripts = many_sessions(tmp_path, 40)
+    site = tmp_path / "site"
+    index_sessions(site, dict(list(transcripts.items())[:3]))
+    assert len(read_index(site)[0]["segments"]) == 1
+    index_sessions(site, transcripts, changed=set(list(transcripts)[3:]))
+    index, postings = read_index(site)
+    assert len(index["segments"]) == 4 and len(index["sessions"]) == 40
+    assert {p[1] for p in postings["topic2"]} == {"s002-u", "s002-a"}
+    assert search_files(site) == search_files(_fresh(tmp_path, transcripts))
+
+
+def _fresh(tmp_path: Path, transcripts: dict[str, Transcript]) -> Path:
+    fresh = tmp_path / "fresh"
+    index_sessions(fresh, transcripts)
+    return fresh
+
+
+def test_a_stopped_update_leaves_the_old_index_working(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    transcripts = many_sessions(tmp_path, 20)
+    site = tmp_path / "site"
+    index_sessions(site, transcripts)
+    old_index = (site / "search" / "index.js").read_bytes()
+    transcripts["s001"] = small_session(tmp_path / "src2", "s001", "zzlater")
+
+    def stop(path: Path, data: bytes) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(search, "_write_if_changed", stop)
+    with pytest.raises(KeyboardInterrupt):
+        index_sessions(site, transcripts, changed={"s001"})
+    assert (site / "search" / "index.js").read_bytes() == old_index
+    assert all((site / "search" / name).is_file() for name in referenced_files(site))
+    monkeypatch.undo()
+    index_sessions(site, transcripts, changed={"s001"})
+    assert "zzlater" in read_index(site)[1]
+
+
+def test_sessions_without_stored_entries_are_reported(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    infos = {"ghost": SearchDocInfo("Ghost title", "/work/g", "sessions/g/ghost.html")}
+    result = update_search_index(site, infos, {"ghost"})
+    assert result.missing == ["ghost"]
+    index, postings = read_index(site)
+    assert index["sessions"] == [["Ghost title", "/work/g", "sessions/g/ghost.html", []]] and not postings
+
+
+# ---- hostile text ---------------------------------------------------------------------------------
+
+
+def test_hostile_text_is_data(tmp_path: Path) -> None:
+    nasty = '</script><script>alert(1)</script> "quoted" \\back\u2028line\u2029 \x00nul'
+    b = SessionBuilder(session_id="evil", cwd="/tmp/<script>alert('cwd')</script>")
+    b.user("u1", nasty + " zzhostile")
+    b.assistant("a1", [text("also zzhostile")])
+    transcript = load_transcript(b.write(tmp_path / "evil.jsonl"))
+    site = tmp_path / "site"
+    store_search_entries(site, "evil", extract_search_entries(transcript))
+    title = '<img src=x onerror="alert(1)">'
+    update_search_index(site, {"evil": SearchDocInfo(title, transcript.cwd, "sessions/e/evil.html")}, {"evil"})
+    index, postings = read_index(site)
+    assert index["sessions"][0][:2] == [title, "/tmp/<script>alert('cwd')</script>"]
+    _, chunk = read_script(site / "search" / "d" / f"{index['sessions'][0][3][0][1]}.js")
+    texts = orjson.loads(zlib.decompress(base64.b64decode(chunk["text"])))
+    assert texts[0] == " ".join(nasty.split()) + " zzhostile"
+    # Each data file is one call with a plain JSON payload: no text can end it early.
+    for path in (site / "search").rglob("*.js"):
+        read_script(path)
+    assert {p[1] for p in postings["zzhostile"]} == {"u1", "a1"}
+    # Lone surrogates (the pi loader refuses them, other sources may not) become U+FFFD, which JSON can carry.
+    assert search._clip(["lone \ud800 surrogate"], 100) == "lone \ufffd surrogate"
