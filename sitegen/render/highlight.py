@@ -17,7 +17,7 @@ __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
 
 # Past this many characters a block is shown as plain text: pygments is slow on huge inputs
 # and colour adds little to a 200 KB log.
-HIGHLIGHT_LIMIT = 100_000
+HIGHLIGHT_LIMIT = 16_000
 
 
 @lru_cache(maxsize=512)

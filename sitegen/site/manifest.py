@@ -26,6 +26,13 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _tuple_as_list(value: object) -> object:
+    """orjson writes plain tuples but not NamedTuples (usage rows): write those as arrays too."""
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"cannot write {type(value).__name__} to the manifest")
+
+
 @dataclass(slots=True)
 class ManifestEntry:
     fingerprint: list[int]  # size, mtime_ns, mtime_ns of the artifacts/audit beside it
@@ -43,7 +50,7 @@ class ManifestEntry:
             "key": self.key,
             "project_slug": self.project_slug,
             "page": self.page,
-            "record": self.record.to_json() if self.record is not None else None,
+            "record": self.record,
             "problem": self.problem,
         }
 
@@ -96,7 +103,7 @@ class SiteManifest:
         }
         path = site_dir / MANIFEST_PATH
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, orjson.dumps(data))
+        atomic_write_bytes(path, orjson.dumps(data, default=_tuple_as_list))
 
     def records(self) -> list[SessionRecord]:
         return [e.record for e in self.sessions.values() if e.record is not None]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 __all__ = ["SessionRecord", "UsageRecord"]
 
 
-@dataclass(slots=True)
-class UsageRecord:
-    """One assistant message's usage; `key` (entry id + timestamp) is shared by fork copies."""
+class UsageRecord(NamedTuple):
+    """One assistant message's usage; `key` (entry id + timestamp) is shared by fork copies.
+
+    A tuple, so the manifest stores it as a compact JSON array and orjson writes it natively."""
 
     key: str
     day: str  # YYYY-MM-DD (UTC)
@@ -20,22 +21,6 @@ class UsageRecord:
     cache_read: int
     cache_write: int
     cost: float
-
-    def to_row(self) -> list[Any]:
-        return [
-            self.key,
-            self.day,
-            self.model,
-            self.input,
-            self.output,
-            self.cache_read,
-            self.cache_write,
-            self.cost,
-        ]
-
-    @classmethod
-    def from_row(cls, row: list[Any]) -> UsageRecord:
-        return cls(*row)
 
     @property
     def tokens(self) -> int:
@@ -80,13 +65,9 @@ class SessionRecord:
     def tokens(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["usage"] = [u.to_row() for u in self.usage]
-        return data
-
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SessionRecord:
+        """The record orjson wrote (it serialises the dataclass natively, usage rows as arrays)."""
         values = dict(data)
-        values["usage"] = [UsageRecord.from_row(row) for row in values.get("usage", [])]
+        values["usage"] = [UsageRecord(*row) for row in values.get("usage", [])]
         return cls(**values)
