@@ -309,6 +309,45 @@ def build_command(
         raise typer.Exit(1)
 
 
+@app.command("watch")
+@user_errors
+def watch_command(
+    port: Annotated[int, typer.Option("--port", help="Port to serve on (0: any free port).")] = 8000,
+    host: Annotated[str, typer.Option("--host", help="Address to serve on (loopback by default).")] = "127.0.0.1",
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("site"),
+    agent_dir: AgentDirOption = None,
+    odek_dir: OdekDirOption = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Serve the bundled sample sessions.")] = False,
+    open_site: Annotated[bool, typer.Option("--open", help="Open the site in the browser.")] = False,
+) -> None:
+    """Build, serve and rebuild on every change; open pages reload themselves (Ctrl-C stops)."""
+    import ipaddress
+
+    from sitegen.site.build import BuildConfig
+    from sitegen.site.progress import Progress
+    from sitegen.site.watch import LiveSite, WatchEvent
+
+    def report(event: WatchEvent) -> None:
+        if event.kind != "unchanged":
+            typer.echo(event.message, err=event.kind in ("failed", "warning"))
+
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        typer.echo(f"Warning: serving on {host}: other machines on the network can read your sessions.", err=True)
+    config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo)
+    with LiveSite(config, host=host, port=port, report=report) as live:
+        with Progress(sys.stderr) as progress:
+            live.start(on_progress=progress.update)
+        typer.echo(f"Serving {out} at {live.url} (Ctrl-C to stop)")
+        if open_site:
+            _open_in_browser(live.url)
+        live.wait()
+    typer.echo("Stopped.")
+
+
 def _filters(redactor: Any) -> dict[str, Any]:
     """export_html's text and value filters for a redactor (none without one)."""
     if redactor is None:

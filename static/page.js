@@ -160,6 +160,8 @@
     }
     shown = next;
     shownLeaf = leaf;
+    // The live server's reload script reads this to bring the reader back to the same branch.
+    body.setAttribute("data-leaf", leaf);
     updateStats(path);
     findIsStale();
   }

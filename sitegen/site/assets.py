@@ -13,12 +13,16 @@ __all__ = ["ASSETS_DIR", "folder_hash", "publish_assets", "remove_stale_assets"]
 ASSETS_DIR = "assets"
 # Only these kinds of static file are published; anything else in static/ is a source, not an asset.
 _PUBLISHED = (".css", ".js")
+# Served by `sitegen watch` only, never part of a built site (nor of what invalidates one).
+_SERVER_ONLY = frozenset({"reload.js"})
 
 
 def folder_hash(folder: Path) -> str:
     """A hash over every file's relative name and bytes: a template or asset change rebuilds all pages."""
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        if path.name in _SERVER_ONLY:
+            continue
         digest.update(str(path.relative_to(folder)).encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
@@ -31,7 +35,7 @@ def publish_assets(site_dir: Path) -> dict[str, str]:
     target.mkdir(parents=True, exist_ok=True)
     published: dict[str, str] = {}
     for source in sorted(resource_dir("static").iterdir()):
-        if not source.is_file() or source.suffix not in _PUBLISHED:
+        if not source.is_file() or source.suffix not in _PUBLISHED or source.name in _SERVER_ONLY:
             continue
         data = source.read_bytes()
         name = f"{source.stem}.{hashlib.sha256(data).hexdigest()[:10]}{source.suffix}"
