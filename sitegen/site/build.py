@@ -24,6 +24,7 @@ from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.indexes import IndexWriter
 from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
 from sitegen.site.related import related_sessions
+from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
 from sitegen.site.worker import RenderJob, RenderOutcome, related_script, relative_url, render_job
 
@@ -240,6 +241,11 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         writer = IndexWriter(out, assets)
         result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
         result.written.extend(write_related(out, manifest))
+        documents = {
+            record.key: SearchDocInfo(title=record.title, project=record.project, page=record.page)
+            for record in manifest.records()
+        }
+        result.written.extend(update_search_index(out, documents, set(result.rendered)).written)
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
         manifest.save(out)
         remove_stale_assets(out, assets)

@@ -88,6 +88,7 @@ class IndexWriter:
                 self._render("home.html.j2", "", len(problems), projects=projects, totals=totals),
             ),
             self._write("problems.html", self._render("problems.html.j2", "", len(problems), problems=problems)),
+            self._write("search.html", self._render("search.html.j2", "", len(problems))),
             self._write(
                 "stats.html",
                 render_stats_page(

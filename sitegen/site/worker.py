@@ -14,6 +14,7 @@ from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.records import SessionRecord, UsageRecord
 from sitegen.site.related import session_terms
+from sitegen.site.search import extract_search_entries, store_search_entries
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
@@ -179,6 +180,7 @@ def render_job(job: RenderJob) -> RenderOutcome:
         outcome.record = session_record(job, transcript, subagents)
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
         outcome.record.terms = session_terms(transcript)
+        store_search_entries(Path(job.site_dir), job.key, extract_search_entries(transcript))
     except SitegenError as error:
         outcome.problem = str(error)
     except (OSError, ValueError, RecursionError, MemoryError) as error:
