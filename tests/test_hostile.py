@@ -23,6 +23,7 @@ PAYLOADS = [
     "\u202eRTL override ZZ_P9_ZZ \u0000 nul \ufeff bom \U0001f600",
     "<iframe src='https://evil.example'></iframe> ZZ_P10_ZZ",
     "<base href='https://evil.example/'> ZZ_P11_ZZ",
+    "| left | ZZ_P12_ZZ |\n|:--|--:|\n| 1 | 2 |",  # aligned columns must not become style attributes
 ]
 
 ALLOWED_TAGS = {
@@ -90,6 +91,7 @@ def test_payloads_are_inert(tmp_path: Path) -> None:
         assert tag in ALLOWED_TAGS, tag
         for name, value in attrs:
             assert not name.startswith("on"), (tag, name, value)
+            assert name != "style", (tag, value)  # the CSP forbids inline styles
             if name == "href":
                 assert value is not None and re.match(r"(https?:|mailto:|#)", value), value
             if name == "src":

@@ -33,6 +33,8 @@ class MarkdownRenderer:
         md.options["highlight"] = self._highlight
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
+        md.add_render_rule("th_open", _render_cell_open)
+        md.add_render_rule("td_open", _render_cell_open)
         self._md = md
 
     @staticmethod
@@ -58,6 +60,20 @@ def _render_link_open(self: RendererHTML, tokens: list[Token], idx: int, options
     elif not href.startswith("#"):
         token.attrSet("rel", "noopener noreferrer nofollow")
         token.attrSet("target", "_blank")
+    return str(self.renderToken(tokens, idx, options, env))
+
+
+def _render_cell_open(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Table alignment as a class: the pages' CSP forbids inline style attributes."""
+    token = tokens[idx]
+    style = str(token.attrGet("style") or "")
+    if style:
+        token.attrs.pop("style", None)
+        align = style.removeprefix("text-align:").strip()
+        if align in ("left", "center", "right"):
+            token.attrSet("class", f"align-{align}")
     return str(self.renderToken(tokens, idx, options, env))
 
 
