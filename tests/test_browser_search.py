@@ -12,21 +12,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from browser import chromium
 from sessions import SessionBuilder, text, tool_call
+from site_helpers import build
 
-from sitegen import __version__
-from sitegen.fileio import replace_file
-from sitegen.render.export import export_html, load_transcript
-from sitegen.render.page import template_environment
-from sitegen.site.assets import publish_assets
-from sitegen.site.search import (
-    SearchDocInfo,
-    extract_search_entries,
-    shard_bucket,
-    store_search_entries,
-    tokenize,
-    update_search_index,
-)
-from sitegen.site.sources import project_slug
+from sitegen.site.search import shard_bucket, tokenize
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -43,7 +31,8 @@ def _sessions() -> list[SessionBuilder]:
     db.assistant("db-a1", [text("Let me check."), tool_call("db-c1", "bash", command="psql -c 'select 1'")])
     filler = " ".join(f"row{i}" for i in range(80))
     db.tool_result("db-r1", "db-c1", "bash", f"{filler} zzvacuum running {filler}")
-    db.user("db-u2", "thanks, now zzreplica lag only")
+    db.user("db-old", "an zzabandoned idea", parent="db-r1")
+    db.user("db-u2", "thanks, now zzreplica lag only", parent="db-r1")
 
     ops = SessionBuilder(session_id="ops", cwd="/work/ops")
     ops.add("session_info", "ops-t", None, name="Nightly zzvacuum tuning")
@@ -51,30 +40,20 @@ def _sessions() -> list[SessionBuilder]:
     ops.assistant("ops-a1", [text("The zzvacuum job runs at night, after the backup.")])
 
     evil = SessionBuilder(session_id="evil", cwd=HOSTILE_CWD)
+    evil.add("session_info", "evil-t", None, name=HOSTILE_TITLE)
     evil.user("evil-u1", "<b>zzhostile</b> <script>window.pwned=3</script> text")
     return [db, ops, evil]
 
 
 def build_search_site(root: Path) -> Path:
-    """Pages and the search index as the site build writes them (until build_site does it all)."""
-    site = root / "site"
-    infos: dict[str, SearchDocInfo] = {}
+    """The site as `sitegen build` writes it, from the sessions above."""
+    agent = root / "agent"
     for builder in _sessions():
-        transcript = load_transcript(builder.write(root / "agent" / f"{builder.header['id']}.jsonl"))
-        key = transcript.session_id
-        page = f"sessions/{project_slug(transcript.cwd)}/{key}.html"
-        replace_file(site / page, export_html(transcript))
-        store_search_entries(site, key, extract_search_entries(transcript))
-        title = HOSTILE_TITLE if key == "evil" else transcript.display_title
-        infos[key] = SearchDocInfo(title, transcript.cwd, page)
-    update_search_index(site, infos, set(infos))
-    assets = publish_assets(site)
-    html = (
-        template_environment()
-        .get_template("search.html.j2")
-        .render(root="", assets=assets, version=__version__, problem_count=0)
-    )
-    replace_file(site / "search.html", html)
+        folder = "--" + builder.header["cwd"].strip("/").replace("/", "-") + "--"
+        builder.write(agent / "sessions" / folder / f"{builder.header['id']}.jsonl")
+    site = root / "site"
+    result = build(site, agent)
+    assert result.sessions == 3 and not result.problems
     return site
 
 
@@ -187,6 +166,15 @@ def ranked_search(page: Page, problems: list[str]) -> None:
 def test_search_from_file_url(browser: Browser, site: Path) -> None:
     page, problems = open_search(browser, site.resolve().as_uri() + "/")
     ranked_search(page, problems)
+
+
+def test_a_result_on_another_branch_opens_that_branch(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    assert [item["href"].rsplit("#", 1)[1] for item in results(page, "zzabandoned")] == ["entry-db-old"]
+    page.locator("#search-results a.result-title").first.click()
+    page.wait_for_url("**/db.html#entry-db-old")
+    assert page.locator("#entry-db-old").is_visible()
+    assert problems == []
 
 
 def test_search_over_http(browser: Browser, server: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 from sessions import SessionBuilder, text, thinking, tool_call
+from site_helpers import build, make_session
 
 from sitegen.site import search
 from sitegen.site.search import (
@@ -358,3 +359,25 @@ def test_hostile_text_is_data(tmp_path: Path) -> None:
     assert {p[1] for p in postings["zzhostile"]} == {"u1", "a1"}
     # Lone surrogates (the pi loader refuses them, other sources may not) become U+FFFD, which JSON can carry.
     assert search._clip(["lone \ud800 surrogate"], 100) == "lone \ufffd surrogate"
+
+
+# ---- through the site build ---------------------------------------------------------------------
+
+
+def test_site_build_keeps_the_index_current(tmp_path: Path) -> None:
+    agent, site = tmp_path / "agent", tmp_path / "site"
+    make_session(agent, "/work/alpha", "alpha", "zzalpha")
+    beta = make_session(agent, "/work/beta", "beta", "zzbeta")
+    build(site, agent)
+    index, postings = read_index(site)
+    assert {row[1] for row in index["sessions"]} == {"/work/alpha", "/work/beta"}
+    assert {p[0] for p in postings["zzalpha"]} == {index["sessions"][0][2]}
+    assert (site / "search.html").is_file()
+
+    make_session(agent, "/work/alpha", "alpha", "zzalpha zzappended", entries=3)
+    beta.unlink()
+    build(site, agent)
+    index, postings = read_index(site)
+    assert [row[1] for row in index["sessions"]] == ["/work/alpha"]
+    assert "zzbeta" not in postings and {p[1] for p in postings["zzappended"]} == {"u1", "a1", "u2"}
+    assert set(search_files(site)) == {"search/index.js"} | {f"search/{n}" for n in referenced_files(site)}
