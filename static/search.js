@@ -21,6 +21,7 @@
   var TITLE_WEIGHT = 3;
   // Entries of a session whose title names the query rank a little higher.
   var TITLE_BOOST = 0.25;
+  var SAME_SESSION_DECAY = 0.8;
   // Completions of the word being typed that are looked at (the most frequent first).
   var MAX_EXPANSIONS = 100;
   var MAX_RESULTS = 1000;
@@ -244,6 +245,10 @@
     return matched;
   }
 
+  function byScore(a, b) {
+    return b.score - a.score || a.session - b.session || a.entry - b.entry;
+  }
+
   function run(index, parsed) {
     var words = parsed.terms.map(function (term) {
       return { text: term, isPrefix: false };
@@ -299,9 +304,16 @@
           results.push({ session: number, entry: 0, score: score });
         }
       });
-      results.sort(function (a, b) {
-        return b.score - a.score || a.session - b.session || a.entry - b.entry;
+      results.sort(byScore);
+      // Each further result from the same session counts a little less, so one long session does
+      // not fill the first page.
+      var seen = new Map();
+      results.forEach(function (result) {
+        var earlier = seen.get(result.session) || 0;
+        seen.set(result.session, earlier + 1);
+        result.score *= Math.pow(SAME_SESSION_DECAY, earlier);
       });
+      results.sort(byScore);
       return { results: results.slice(0, MAX_RESULTS), count: results.length, words: words };
     });
   }
