@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -17,6 +18,16 @@ __all__ = ["MarkdownRenderer"]
 _LINK_SCHEMES = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
 # Images may only be data: URIs of raster types: anything else would be a request off the page.
 _IMAGE_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.IGNORECASE)
+# Text that cannot contain markdown syntax: no markup characters, no line that could open a block
+# (list, quote, heading underline, indented code), no hard line break. Such text (most user
+# messages) skips the parser; test_markdown checks the result equals markdown-it's.
+_MAYBE_MARKDOWN = re.compile(
+    r"[\\`*_\[\]<>#|~&!\r\t\x00\x0b\x0c\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    r"|^ *(?:[-+*=]|\d{1,9}[.)])|^ {4}|  $",
+    re.MULTILINE,
+)
+_BLANK_LINES = re.compile(r"\n[ ]*(?:\n[ ]*)+")
+
 # Past this size markdown is shown as preformatted text: parsing is linear, but a 5 MB
 # message is almost always a paste, not prose.
 MARKDOWN_LIMIT = 300_000
@@ -48,7 +59,18 @@ class MarkdownRenderer:
     def render(self, text: str) -> Markup:
         if len(text) > MARKDOWN_LIMIT:
             return Markup('<pre class="plain">') + escape(text) + Markup("</pre>")
+        if not _MAYBE_MARKDOWN.search(text):
+            return Markup(plain_paragraphs(text))
         return Markup(self._md.render(text))
+
+
+def plain_paragraphs(text: str) -> str:
+    """What markdown-it renders for text without markdown syntax: paragraphs split at blank lines."""
+    html = []
+    for block in _BLANK_LINES.split(text.strip(" \n")):
+        lines = [line.strip(" ") for line in block.split("\n")]
+        html.append(f"<p>{escapeHtml(chr(10).join(lines))}</p>\n")
+    return "".join(html) if text.strip(" \n") else ""
 
 
 def _render_link_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:

@@ -28,8 +28,11 @@ class Folded:
     rest_lines: int
 
 
-def fold_text(text: str, to_html: Callable[[str], Markup] = escape_text) -> Folded:
-    """Split text into a preview and a folded rest, each turned into HTML separately."""
+def fold_text(
+    text: str, to_html: Callable[[str], Markup] = escape_text, rest_to_html: Callable[[str], Markup] | None = None
+) -> Folded:
+    """Split text into a preview and a folded rest, each turned into HTML separately (the rest by
+    rest_to_html when given: highlighting only what shows before expanding keeps big pages fast)."""
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     if lines <= FOLD_AFTER_LINES:
         return Folded(head=to_html(text), rest=None, lines=lines, rest_lines=0)
@@ -37,7 +40,8 @@ def fold_text(text: str, to_html: Callable[[str], Markup] = escape_text) -> Fold
     for _ in range(PREVIEW_LINES):
         cut = text.index("\n", cut + 1)
     head, rest = text[: cut + 1], text[cut + 1 :]
-    return Folded(head=to_html(head), rest=to_html(rest), lines=lines, rest_lines=lines - PREVIEW_LINES)
+    rest_html = (rest_to_html or to_html)(rest)
+    return Folded(head=to_html(head), rest=rest_html, lines=lines, rest_lines=lines - PREVIEW_LINES)
 
 
 def human_size(size: int) -> str:

@@ -14,7 +14,7 @@ from markupsafe import Markup
 from sitegen.odek.framing import ToolFrame
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.highlight import Highlighter
-from sitegen.render.text import Folded, fold_text
+from sitegen.render.text import Folded, escape_text, fold_text
 from sitegen.transcript.model import Part, ToolCall, ToolResult
 
 __all__ = ["DiffLine", "ImageView", "ToolView", "build_tool_view", "result_text"]
@@ -219,7 +219,8 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         path = _first_str(args, "path", "file_path", "filePath")
         extras = [f"{key} {args[key]}" for key in ("offset", "limit") if isinstance(args.get(key), int)]
         view.summary = path + (f" ({', '.join(extras)})" if extras else "")
-        view.output = fold_text(text, lambda chunk: highlighter.file(chunk, path))
+        # Highlighted where it shows at once; a folded remainder is plain (pygments is the cost of a page).
+        view.output = fold_text(text, lambda chunk: highlighter.file(chunk, path), escape_text)
     elif lowered in ("edit", "str_replace", "edit_file", "multiedit"):
         view.kind = "edit"
         path = _first_str(args, "path", "file_path", "filePath")
@@ -239,7 +240,7 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         path = _first_str(args, "path", "file_path", "filePath")
         view.summary = path
         content = _first_str(args, "content", "text")
-        view.input = fold_text(content, lambda chunk: highlighter.file(chunk, path))
+        view.input = fold_text(content, lambda chunk: highlighter.file(chunk, path), escape_text)
         view.output = fold_text(text)
     elif lowered in ("task", "subagent", "agent", "spawn_agent"):
         view.kind = "task"
