@@ -231,3 +231,15 @@ def test_demo_build_has_pi_and_odek_sessions(tmp_path: Path) -> None:
     assert any("odek" in str(p) for p in pages) and len(pages) >= 8
     assert crawl(site) == []
     shutil.rmtree(site)
+
+
+def test_lost_search_cache_is_rebuilt(tmp_path: Path, agent: Path) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    shutil.rmtree(site / ".sitegen" / "search")
+    next(agent.rglob("*_beta-1.jsonl")).touch()  # any change makes the build look at the index again
+    make_session(agent, "/work/beta", "beta-2", "ZZ_BETA2_ZZ")
+    build(site, agent)
+    index = (site / "search" / "index.js").read_text()
+    assert index.count("sessions/") >= 4
+    assert len(list((site / ".sitegen" / "search").glob("*.json"))) == 5  # four caches and the state

@@ -27,6 +27,7 @@ from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
 from sitegen.site.worker import RenderJob, RenderOutcome, related_script, relative_url, render_job
+from sitegen.transcript.load import family_of
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
 
@@ -245,7 +246,20 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
             record.key: SearchDocInfo(title=record.title, project=record.project, page=record.page)
             for record in manifest.records()
         }
-        result.written.extend(update_search_index(out, documents, set(result.rendered)).written)
+        search = update_search_index(out, documents, set(result.rendered))
+        if search.missing:
+            # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.
+            by_key = {entry.key: (path, entry) for path, entry in current.items()}
+            retry = [
+                RenderJob(path, family_of(Path(path)), e.key, e.project_slug, e.page, str(out), assets, dirs_for_blobs)
+                for path, e in (by_key[key] for key in search.missing)
+            ]
+            for outcome in _run_jobs(retry, workers, on_progress):
+                entry = current[outcome.source]
+                entry.record, entry.problem = outcome.record, outcome.problem
+                result.written.extend(outcome.written)
+            search = update_search_index(out, documents, set(search.missing))
+        result.written.extend(search.written)
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
         manifest.save(out)
         remove_stale_assets(out, assets)
