@@ -12,7 +12,8 @@
   var eventsUrl = new URL("events", script ? script.src : window.location.href);
   var body = document.body;
   // The branch the server drew by default; only a different one needs pinning across a reload.
-  var defaultLeaf = (body && body.getAttribute("data-leaf")) || "";
+  // (data-leaf follows the shown branch; data-default-leaf stays what the server drew.)
+  var defaultLeaf = (body && body.getAttribute("data-default-leaf")) || "";
 
   // ---- Which files this page shows: reload only when the rebuild wrote one of them ----
 
