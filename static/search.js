@@ -549,8 +549,12 @@
           }
           shown = { index: index, results: outcome.results, words: outcome.words, next: 0 };
           list.replaceChildren();
-          setStatus(describe(outcome.count, query.trim()));
-          return showPage();
+          // The count is announced once the first results are on the page, not before.
+          return showPage().then(function () {
+            if (ticket === current) {
+              setStatus(describe(outcome.count, query.trim()));
+            }
+          });
         });
       })
       .catch(function (error) {
