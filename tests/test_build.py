@@ -243,3 +243,27 @@ def test_lost_search_cache_is_rebuilt(tmp_path: Path, agent: Path) -> None:
     index = (site / "search" / "index.js").read_text()
     assert index.count("sessions/") >= 4
     assert len(list((site / ".sitegen" / "search").glob("*.json"))) == 5  # four caches and the state
+
+
+def test_mixed_pi_omp_and_odek_site_has_no_broken_links(
+    tmp_path: Path, isolated_home: Path, real_fixtures: Path
+) -> None:
+    """Sessions found automatically in ~/.pi/agent, ~/.omp/agent and ~/.odek/sessions, in one site."""
+    pi = isolated_home / ".pi" / "agent" / "sessions" / "--work-pi--"
+    pi.mkdir(parents=True)
+    shutil.copy(real_fixtures / "pi-before-compaction.v1.jsonl", pi / "2025-12-09T00-53-29-825Z_ffae836b.jsonl")
+    omp = isolated_home / ".omp" / "agent" / "sessions" / "--work-omp--"
+    omp.mkdir(parents=True)
+    shutil.copy(real_fixtures / "omp-large-session.title-v3.jsonl", omp / "2025-11-20T23-33-50-805Z_d703a1a9.jsonl")
+    from sitegen.resources import resource_dir
+
+    shutil.copytree(resource_dir("demo") / "odek" / "sessions", isolated_home / ".odek" / "sessions")
+    site = tmp_path / "site"
+    result = CliRunner().invoke(app, ["build", "--out", str(site)])
+    assert result.exit_code == 0, result.stderr
+    pages = list(site.glob("sessions/*/*.html"))
+    assert len(pages) == 5  # one pi, one omp, three odek
+    assert any("odek" in p.parent.name for p in pages)
+    assert crawl(site) == []
+    home = page_text(site / "index.html")
+    assert "/Users/badlogic/workspaces/pi-mono" in home and "odek" in home
