@@ -28,3 +28,13 @@ def test_plain_sentences_take_the_fast_path() -> None:
     assert MarkdownRenderer(Highlighter()).render(text) == (
         "<p>Please read the config, then explain why the build fails.</p>\n<p>Thanks</p>\n"
     )
+
+
+def test_lexers_come_from_file_names_only() -> None:
+    from sitegen.render.highlight import lexer_name_for_path
+
+    assert lexer_name_for_path("src/app.ts") == "typescript"
+    assert lexer_name_for_path("/x/Makefile") == "make"
+    assert lexer_name_for_path("build/CMakeLists.txt") == "cmake"
+    assert lexer_name_for_path("notes.txt") == "text"
+    assert lexer_name_for_path("README") is None

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from markupsafe import Markup
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import LEXERS, get_lexer_by_name, get_lexer_for_filename
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 from pygments.util import ClassNotFound
 
@@ -63,12 +63,32 @@ def format_tokens(lexer: Lexer, text: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=1024)
 def lexer_name_for_path(path: str) -> str | None:
     """A lexer alias chosen from a file name (never by guessing from content)."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if not name:
         return None
+    stem, dot, extension = name.rpartition(".")
+    # pygments scans every lexer's patterns per lookup, so look up once per extension, except for
+    # the file names lexers claim whole (Makefile, CMakeLists.txt, .bashrc).
+    by_extension = dot and stem and name not in _WHOLE_NAMES
+    return _lexer_for_name(f"file.{extension}" if by_extension else name)
+
+
+def _whole_names() -> frozenset[str]:
+    return frozenset(
+        pattern
+        for _module, _name, _aliases, patterns, _mimetypes in LEXERS.values()
+        for pattern in patterns
+        if not any(c in pattern for c in "*?[")
+    )
+
+
+_WHOLE_NAMES = _whole_names()
+
+
+@lru_cache(maxsize=1024)
+def _lexer_for_name(name: str) -> str | None:
     try:
         lexer = get_lexer_for_filename(name)
     except ClassNotFound:
