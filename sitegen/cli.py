@@ -295,6 +295,9 @@ def build_command(
         result = build_site(config, on_progress=progress.update)
     for problem in result.problems:
         typer.echo(f"problem: {problem}", err=True)
+    if result.sessions == 0 and not demo:
+        typer.echo("No sessions found (~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent, ~/.odek/sessions).", err=True)
+        typer.echo("Try `sitegen build --demo` for the bundled sample sessions, or pass --agent-dir.", err=True)
     elapsed = time.perf_counter() - started
     if result.changed:
         typer.echo(

@@ -234,3 +234,8 @@ def test_help_is_fast_and_lists_commands() -> None:
     assert code == 0
     for command in ("export", "build", "ls", "context", "dump", "migrate", "resolve"):
         assert command in out
+
+
+def test_build_without_sessions_suggests_the_demo(tmp_path: Path) -> None:
+    code, _, err = invoke("build", "--out", tmp_path / "site")
+    assert code == 0 and "sitegen build --demo" in err
