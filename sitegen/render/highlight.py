@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache, lru_cache
 
 from markupsafe import Markup
 from pygments.lexer import Lexer
@@ -87,8 +89,23 @@ def _whole_names() -> frozenset[str]:
 _WHOLE_NAMES = _whole_names()
 
 
+@cache
+def _filename_patterns() -> list[tuple[str, str]]:
+    """(file name pattern, lexer alias) for every built-in lexer, read from pygments' index."""
+    return [
+        (pattern, aliases[0]) for _m, _n, aliases, patterns, _t in LEXERS.values() if aliases for pattern in patterns
+    ]
+
+
 @lru_cache(maxsize=1024)
 def _lexer_for_name(name: str) -> str | None:
+    matches = {alias for pattern, alias in _filename_patterns() if fnmatch.fnmatchcase(name, pattern)}
+    if len(matches) == 1:
+        return matches.pop()
+    if not matches:
+        return None
+    # Several lexers claim the name (*.h, *.m, *.pl): let pygments rank them, as it would. This is
+    # the slow path (it also scans installed plugins), so only ambiguous names take it.
     try:
         lexer = get_lexer_for_filename(name)
     except ClassNotFound:
@@ -117,6 +134,12 @@ class Highlighter:
         html = Markup(format_tokens(lexer, text))
         self._cache[key] = html
         return html
+
+    def prepare(self, languages: Iterable[str | None]) -> None:
+        """Load and compile lexers ahead of use (pygments compiles a lexer's rules when first built)."""
+        for language in languages:
+            if language:
+                _lexer_by_name(language)
 
     def file(self, text: str, path: str) -> Markup:
         return self.code(text, lexer_name_for_path(path))

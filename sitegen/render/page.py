@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from sitegen import __version__
 from sitegen.render.attachments import AttachmentResolver
-from sitegen.render.highlight import Highlighter
+from sitegen.render.highlight import Highlighter, lexer_name_for_path
 from sitegen.render.markdown import MarkdownRenderer
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import fold_text, human_size
@@ -107,6 +108,19 @@ def kept_marks(transcript: Transcript) -> dict[str, str]:
     }
 
 
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    """Compiled templates kept in the user's cache folder: compiling them is a tenth of a small export.
+
+    Keyed by template source, so an edited template is recompiled; without a writable folder, none."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "sitegen", "templates")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(folder) if os.access(folder, os.W_OK) else None
+
+
 def template_environment() -> Environment:
     """The jinja environment for every page: bundled templates, autoescape always on."""
     return Environment(
@@ -115,6 +129,7 @@ def template_environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(),
     )
 
 
@@ -276,8 +291,23 @@ class PageRenderer:
 
         if not parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_CHARS:
             return render(nodes)
+        self._warm_up(nodes)
         cut = split_by_weight(nodes, _weight)
         return render_in_two(render, nodes[:cut], nodes[cut:])
+
+    def _warm_up(self, nodes: list[Node]) -> None:
+        """Compile the entry templates and the lexers the page needs before forking, so the two
+        processes do not both pay for it."""
+        self.env.get_template("_entry.html.j2")
+        paths = {
+            path
+            for node in nodes
+            for call in node.tool_calls
+            if isinstance(call.arguments, dict)
+            for key in ("path", "file_path", "filePath")
+            if isinstance(path := call.arguments.get(key), str)
+        }
+        self.highlighter.prepare({lexer_name_for_path(path) for path in paths} - {None})
 
 
 def _weight(node: Node) -> int:
