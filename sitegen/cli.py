@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import sys
 import webbrowser
@@ -420,9 +421,35 @@ def share_command(
         _open_in_browser(outcome.url)
 
 
+class _WarningSummary(logging.Handler):
+    """Warnings from the core, one line each, except repeats of a kind (missing blobs), which are
+    counted and summed up at exit so a session with 500 missing images prints 2 lines, not 500."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.repeats: dict[str, list[str]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == "sitegen.blobs":
+            self.repeats.setdefault("missing or unreadable image blobs", []).append(record.getMessage())
+            return
+        typer.echo(f"warning: {record.getMessage()}", err=True)
+
+    def summary(self) -> None:
+        for kind, messages in self.repeats.items():
+            typer.echo(f"warning: {len(messages)} {kind}, e.g. {messages[0]}", err=True)
+
+
 def main() -> None:
     """Console entry point."""
-    app()
+    summary = _WarningSummary()
+    root = logging.getLogger("sitegen")
+    root.addHandler(summary)
+    root.propagate = False
+    try:
+        app()
+    finally:
+        summary.summary()
 
 
 if __name__ == "__main__":

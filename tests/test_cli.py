@@ -239,3 +239,22 @@ def test_help_is_fast_and_lists_commands() -> None:
 def test_build_without_sessions_suggests_the_demo(tmp_path: Path) -> None:
     code, _, err = invoke("build", "--out", tmp_path / "site")
     assert code == 0 and "sitegen build --demo" in err
+
+
+def test_missing_blobs_are_summed_up_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    b = SessionBuilder()
+    refs = [{"type": "image", "data": "blob:sha256:" + f"{i:064x}", "mimeType": "image/png"} for i in range(3)]
+    b.message("u1", "user", [text("look"), *refs])
+    path = b.write(tmp_path / "agent" / "sessions" / "--w--" / "s.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-m", "sitegen.cli", "export", str(path), str(tmp_path / "o.html")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "3 missing or unreadable image blobs" in warnings[0]
+    assert "missing blob" in (tmp_path / "o.html").read_text()
