@@ -231,6 +231,7 @@ class Bench:
         # A fresh HOME per cold build: nothing sitegen might cache there survives.
         with tempfile.TemporaryDirectory(prefix="bench-build-home-") as tmp:
             home = Path(tmp)
+            self.startup_floor(home)
             cold = self.build(home)
             self.step("cold build").add(cold)
             print(f"  run {run_index}: cold build {cold.seconds:6.2f} s  {summary_line(cold)}", flush=True)
@@ -523,9 +524,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = Bench(agent, sitegen, pi_transcript, args.jobs)
     corpus_bytes = sum(p.stat().st_size for p in bench.sessions)
     agent_bytes = tree_bytes(agent)
-    with tempfile.TemporaryDirectory(prefix="bench-build-home-") as tmp:
-        for _ in range(args.runs):
-            bench.startup_floor(Path(tmp))
     # Interleave the steps so a noisy neighbour on the machine hurts them all alike.
     for index in range(1, args.runs + 1):
         bench.round(index)
