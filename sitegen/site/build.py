@@ -21,12 +21,11 @@ from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
-from sitegen.site.indexes import IndexWriter
+from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
 from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
-from sitegen.site.worker import RenderJob, RenderOutcome, related_script, relative_url, render_job
 from sitegen.transcript.load import family_of
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
@@ -110,6 +109,9 @@ def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
 
 
 def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | None) -> list[RenderOutcome]:
+    # Rendering imports jinja, markdown-it and pygments: only a build with work to do pays for that.
+    from sitegen.site.worker import render_job
+
     outcomes: list[RenderOutcome] = []
     if len(jobs) < POOL_MIN_JOBS or workers <= 1:
         for index, job in enumerate(jobs, 1):
@@ -239,6 +241,8 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
     if jobs or removed or full:
         touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
+        from sitegen.site.indexes import IndexWriter
+
         writer = IndexWriter(out, assets)
         result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
         result.written.extend(write_related(out, manifest))

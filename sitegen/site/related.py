@@ -14,6 +14,14 @@ __all__ = ["RELATED_COUNT", "related_sessions", "session_terms"]
 RELATED_COUNT = 5
 # Terms kept per session: enough to tell sessions apart, small enough to keep in the manifest.
 TERMS_PER_SESSION = 120
+# Words in more sessions than this (or a quarter of them, if more) are not used to relate sessions.
+COMMON_MIN_SESSIONS = 8
+# Words per session that make it a candidate for others (its highest-weighted ones).
+INDEXED_TERMS = 24
+# A word shared by more sessions than this does not propose candidates (it would propose most of them).
+CANDIDATE_POSTINGS = 64
+# Below this cosine similarity two sessions are not called related.
+MIN_SIMILARITY = 0.02
 # Text read per session; the start of a long session says what it is about.
 TEXT_LIMIT = 400_000
 
@@ -144,27 +152,39 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
     frequency: Counter[str] = Counter()
     for words in terms.values():
         frequency.update(words.keys())
+    # A word in a quarter of all sessions tells little about any pair and makes every pair a
+    # candidate (quadratic work): leave such words out.
+    common = max(COMMON_MIN_SESSIONS, documents // 4)
     vectors: dict[str, dict[str, float]] = {}
-    postings: dict[str, list[tuple[str, float]]] = {}
+    top_words: dict[str, list[str]] = {}
+    postings: dict[str, list[str]] = {}
     for key in sorted(terms):
         weights = {
             word: (1 + math.log(tf)) * math.log((1 + documents) / (1 + frequency[word]))
             for word, tf in terms[key].items()
+            if frequency[word] <= common
         }
         norm = math.sqrt(sum(w * w for w in weights.values()))
         if norm == 0:
             continue
         vector = {word: w / norm for word, w in weights.items() if w > 0}
         vectors[key] = vector
-        for word, weight in vector.items():
-            postings.setdefault(word, []).append((key, weight))
+        # Only a session's most telling words find candidates; rare words have short posting lists.
+        top_words[key] = sorted(vector, key=lambda w: (-vector[w], w))[:INDEXED_TERMS]
+        for word in top_words[key]:
+            postings.setdefault(word, []).append(key)
     related: dict[str, list[str]] = {}
     for key, vector in vectors.items():
-        scores: dict[str, float] = {}
-        for word, weight in vector.items():
-            for other, other_weight in postings[word]:
-                if other != key:
-                    scores[other] = scores.get(other, 0.0) + weight * other_weight
-        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:count]
-        related[key] = [other for other, score in best if score > 0.02]
+        candidates = {
+            other for word in top_words[key] if len(postings[word]) <= CANDIDATE_POSTINGS for other in postings[word]
+        }
+        candidates.discard(key)
+        scores = []
+        for other in candidates:
+            theirs = vectors[other]
+            small, large = (vector, theirs) if len(vector) <= len(theirs) else (theirs, vector)
+            score = sum(weight * large[word] for word, weight in small.items() if word in large)
+            if score > MIN_SIMILARITY:
+                scores.append((-score, other))
+        related[key] = [other for _, other in sorted(scores)[:count]]
     return related

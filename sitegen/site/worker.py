@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path, PurePosixPath
@@ -12,6 +10,7 @@ from sitegen.errors import SitegenError
 from sitegen.fileio import replace_file
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
+from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
 from sitegen.site.records import SessionRecord, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, store_search_entries
@@ -19,30 +18,7 @@ from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 
-__all__ = ["RenderJob", "RenderOutcome", "related_script", "relative_url", "render_job"]
-
-
-@dataclass(frozen=True, slots=True)
-class RenderJob:
-    """Everything a worker needs; plain values so it pickles cheaply."""
-
-    source: str
-    family: str
-    key: str
-    project_slug: str
-    page: str  # site-relative path of the session page
-    site_dir: str
-    assets: dict[str, str]  # asset name -> site-relative path
-    default_agent_dirs: tuple[str, ...] = ()
-
-
-@dataclass(slots=True)
-class RenderOutcome:
-    key: str
-    source: str
-    record: SessionRecord | None = None
-    problem: str | None = None
-    written: list[str] = field(default_factory=list)
+__all__ = ["render_job", "session_record"]
 
 
 @cache
@@ -51,19 +27,8 @@ def _renderer() -> PageRenderer:
     return PageRenderer()
 
 
-def relative_url(from_page: str, to_path: str) -> str:
-    """A URL from one site-relative page to another site-relative path."""
-    start = PurePosixPath(from_page).parent
-    return os.path.relpath(to_path, start if str(start) != "." else ".").replace(os.sep, "/")
-
-
 def _write(site_dir: Path, relative: str, html: str) -> None:
     replace_file(site_dir / relative, html)
-
-
-def related_script(page: str) -> str:
-    """Site-relative path of the script that lists a session's related sessions."""
-    return str(PurePosixPath(page).with_suffix(".related.js"))
 
 
 def _options(job: RenderJob, page: str) -> PageOptions:

@@ -1,0 +1,45 @@
+"""What the build hands a worker and gets back, and the site's URL arithmetic: light to import."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from sitegen.site.records import SessionRecord
+
+__all__ = ["RenderJob", "RenderOutcome", "related_script", "relative_url"]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """Everything a worker needs; plain values so it pickles cheaply."""
+
+    source: str
+    family: str
+    key: str
+    project_slug: str
+    page: str  # site-relative path of the session page
+    site_dir: str
+    assets: dict[str, str]  # asset name -> site-relative path
+    default_agent_dirs: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class RenderOutcome:
+    key: str
+    source: str
+    record: SessionRecord | None = None
+    problem: str | None = None
+    written: list[str] = field(default_factory=list)
+
+
+def relative_url(from_page: str, to_path: str) -> str:
+    """A URL from one site-relative page to another site-relative path."""
+    start = PurePosixPath(from_page).parent
+    return os.path.relpath(to_path, start if str(start) != "." else ".").replace(os.sep, "/")
+
+
+def related_script(page: str) -> str:
+    """Site-relative path of the script that lists a session's related sessions."""
+    return str(PurePosixPath(page).with_suffix(".related.js"))
