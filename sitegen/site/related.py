@@ -16,8 +16,8 @@ RELATED_COUNT = 5
 TERMS_PER_SESSION = 120
 # Words in more sessions than this (or a quarter of them, if more) are not used to relate sessions.
 COMMON_MIN_SESSIONS = 8
-# Words per session that make it a candidate for others (its highest-weighted ones).
-INDEXED_TERMS = 24
+# Words per session that its similarity is computed over (its highest-weighted ones).
+INDEXED_TERMS = 32
 # A word shared by more sessions than this does not propose candidates (it would propose most of them).
 CANDIDATE_POSTINGS = 64
 # Below this cosine similarity two sessions are not called related.
@@ -155,9 +155,8 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
     # A word in a quarter of all sessions tells little about any pair and makes every pair a
     # candidate (quadratic work): leave such words out.
     common = max(COMMON_MIN_SESSIONS, documents // 4)
-    vectors: dict[str, dict[str, float]] = {}
-    top_words: dict[str, list[str]] = {}
-    postings: dict[str, list[str]] = {}
+    top: dict[str, dict[str, float]] = {}
+    postings: dict[str, list[tuple[str, float]]] = {}
     for key in sorted(terms):
         weights = {
             word: (1 + math.log(tf)) * math.log((1 + documents) / (1 + frequency[word]))
@@ -167,24 +166,22 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
         norm = math.sqrt(sum(w * w for w in weights.values()))
         if norm == 0:
             continue
-        vector = {word: w / norm for word, w in weights.items() if w > 0}
-        vectors[key] = vector
-        # Only a session's most telling words find candidates; rare words have short posting lists.
-        top_words[key] = sorted(vector, key=lambda w: (-vector[w], w))[:INDEXED_TERMS]
-        for word in top_words[key]:
-            postings.setdefault(word, []).append(key)
+        # Cosine similarity over each session's most telling words: rare words carry the weight,
+        # and an inverted index over them only ever compares sessions that share one.
+        best = sorted(((w / norm, word) for word, w in weights.items() if w > 0), reverse=True)[:INDEXED_TERMS]
+        top[key] = {word: weight for weight, word in best}
+        for weight, word in best:
+            postings.setdefault(word, []).append((key, weight))
     related: dict[str, list[str]] = {}
-    for key, vector in vectors.items():
-        candidates = {
-            other for word in top_words[key] if len(postings[word]) <= CANDIDATE_POSTINGS for other in postings[word]
-        }
-        candidates.discard(key)
-        scores = []
-        for other in candidates:
-            theirs = vectors[other]
-            small, large = (vector, theirs) if len(vector) <= len(theirs) else (theirs, vector)
-            score = sum(weight * large[word] for word, weight in small.items() if word in large)
-            if score > MIN_SIMILARITY:
-                scores.append((-score, other))
-        related[key] = [other for _, other in sorted(scores)[:count]]
+    for key, vector in top.items():
+        scores: dict[str, float] = {}
+        for word, weight in vector.items():
+            listed = postings[word]
+            if len(listed) > CANDIDATE_POSTINGS:
+                continue  # shared by too many sessions to say which are alike
+            for other, other_weight in listed:
+                if other != key:
+                    scores[other] = scores.get(other, 0.0) + weight * other_weight
+        ranked = sorted((-score, other) for other, score in scores.items() if score > MIN_SIMILARITY)
+        related[key] = [other for _, other in ranked[:count]]
     return related
