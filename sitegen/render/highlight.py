@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from markupsafe import Markup
 from pygments.lexer import Lexer
-from pygments.lexers import LEXERS, get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import LEXERS, get_lexer_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 from pygments.util import ClassNotFound
 
@@ -99,18 +99,22 @@ def _filename_patterns() -> list[tuple[str, str]]:
 
 @lru_cache(maxsize=1024)
 def _lexer_for_name(name: str) -> str | None:
-    matches = {alias for pattern, alias in _filename_patterns() if fnmatch.fnmatchcase(name, pattern)}
-    if len(matches) == 1:
-        return matches.pop()
+    """pygments' choice for a file name without its slow parts (plugin scan, loading every lexer)."""
+    matches = {
+        (alias, "*" not in pattern) for pattern, alias in _filename_patterns() if fnmatch.fnmatchcase(name, pattern)
+    }
     if not matches:
         return None
-    # Several lexers claim the name (*.h, *.m, *.pl): let pygments rank them, as it would. This is
-    # the slow path (it also scans installed plugins), so only ambiguous names take it.
-    try:
-        lexer = get_lexer_for_filename(name)
-    except ClassNotFound:
-        return None
-    return lexer.aliases[0] if lexer.aliases else None
+    if len({alias for alias, _ in matches}) == 1:
+        return next(iter(matches))[0]
+    # Several lexers claim the name (*.h, *.m, *.pl): rank them as pygments does without content,
+    # by priority, a bonus for a pattern naming the file exactly, then class name.
+    ranked = []
+    for alias, exact in matches:
+        lexer = _lexer_by_name(alias)
+        if lexer is not None:
+            ranked.append((getattr(lexer, "priority", 0) + (0.5 if exact else 0), type(lexer).__name__, alias))
+    return max(ranked)[2] if ranked else None
 
 
 class Highlighter:
