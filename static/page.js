@@ -1,4 +1,4 @@
-/* sitegen session page: branch switching, filters, folding keys, find in page, theme and copy links. */
+/* sitegen session page: branch switching, filters, folding keys, find in page and copy links. */
 (function () {
   "use strict";
 
@@ -6,40 +6,6 @@
   var root = doc.documentElement;
   var body = doc.body;
   root.classList.remove("no-js");
-
-  // ---- Theme: system -> light -> dark, remembered where the browser allows it ----
-
-  var THEMES = ["auto", "light", "dark"];
-  var THEME_NAMES = { auto: "system", light: "light", dark: "dark" };
-  var THEME_KEY = "sitegen-theme";
-  var themeButton = doc.getElementById("toggle-theme");
-
-  function storedTheme() {
-    try {
-      var value = window.localStorage.getItem(THEME_KEY);
-      return THEMES.indexOf(value) >= 0 ? value : "auto";
-    } catch (error) {
-      // file:// pages and strict privacy settings may refuse storage: follow the system.
-      return "auto";
-    }
-  }
-
-  function applyTheme(name, remember) {
-    root.setAttribute("data-theme", name);
-    if (themeButton) {
-      themeButton.textContent = "Theme: " + THEME_NAMES[name];
-    }
-    if (!remember) {
-      return;
-    }
-    try {
-      window.localStorage.setItem(THEME_KEY, name);
-    } catch (error) {
-      // Not remembered across visits, but the page still switches.
-    }
-  }
-
-  applyTheme(storedTheme(), false);
 
   // ---- Number formats: the same as sitegen/render/page.py so recomputed stats match the server ----
 
@@ -470,9 +436,6 @@
       toggleAll(THINKING, thinkingButton);
     } else if (button === toolsButton) {
       toggleAll(TOOL_OUTPUT, toolsButton);
-    } else if (button === themeButton) {
-      var name = root.getAttribute("data-theme");
-      applyTheme(THEMES[(THEMES.indexOf(name) + 1) % THEMES.length], true);
     }
   });
 

@@ -1,50 +1,10 @@
-/* sitegen index pages: sortable and filterable tables, and the theme toggle. */
+/* sitegen index pages: sortable and filterable tables. */
 (function () {
   "use strict";
 
   var doc = document;
   var root = doc.documentElement;
   root.classList.remove("no-js");
-
-  // ---- Theme: system -> light -> dark, shared with the session pages through the same key ----
-
-  var THEMES = ["auto", "light", "dark"];
-  var THEME_NAMES = { auto: "system", light: "light", dark: "dark" };
-  var THEME_KEY = "sitegen-theme";
-  var themeButton = doc.getElementById("toggle-theme");
-
-  function storedTheme() {
-    try {
-      var value = window.localStorage.getItem(THEME_KEY);
-      return THEMES.indexOf(value) >= 0 ? value : "auto";
-    } catch (error) {
-      // file:// pages and strict privacy settings may refuse storage: follow the system.
-      return "auto";
-    }
-  }
-
-  function applyTheme(name, remember) {
-    root.setAttribute("data-theme", name);
-    if (themeButton) {
-      themeButton.textContent = "Theme: " + THEME_NAMES[name];
-    }
-    if (!remember) {
-      return;
-    }
-    try {
-      window.localStorage.setItem(THEME_KEY, name);
-    } catch (error) {
-      // Not remembered across visits, but the page still switches.
-    }
-  }
-
-  applyTheme(storedTheme(), false);
-  if (themeButton) {
-    themeButton.addEventListener("click", function () {
-      var current = THEMES.indexOf(root.getAttribute("data-theme"));
-      applyTheme(THEMES[(current + 1) % THEMES.length], true);
-    });
-  }
 
   // ---- Sorting: click a header; text starts A-Z, numbers and dates start with the largest ----
 
