@@ -84,8 +84,8 @@ def test_payloads_are_inert(tmp_path: Path) -> None:
     parser = TagCollector()
     parser.feed(html)
     tags = parser.tags
-    # Exactly our style element and our two scripts (theme in <head>, page at the end).
-    assert sum(1 for tag, _ in tags if tag == "script") == 2
+    # Exactly our style element and our three scripts (theme in <head>, page and find at the end).
+    assert sum(1 for tag, _ in tags if tag == "script") == 3
     assert sum(1 for tag, _ in tags if tag == "style") == 1
     for tag, attrs in tags:
         assert tag in ALLOWED_TAGS, tag

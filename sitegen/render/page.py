@@ -254,9 +254,9 @@ class PageRenderer:
         ]
         file_totals = transcript.totals()
         path_totals = transcript.totals([transcript.by_id[i] for i in path_ids])
-        css, js, theme_js = asset_text("page.css"), asset_text("page.js"), asset_text("theme.js")
+        css, js, find_js, theme_js = (asset_text(name) for name in ("page.css", "page.js", "find.js", "theme.js"))
         inline = options.inline_assets
-        csp = _content_security_policy(css if inline else None, [js, theme_js] if inline else None)
+        csp = _content_security_policy(css if inline else None, [theme_js, js, find_js] if inline else None)
         ctx = EntryContext(
             tool_view=lambda call: self.tool_view(call, resolver),
             parents=tree.parent,
@@ -278,6 +278,7 @@ class PageRenderer:
             css=Markup(css) if inline else None,
             js=Markup(js) if inline else None,
             theme_js=Markup(theme_js) if inline else None,
+            find_js=Markup(find_js) if inline else None,
             csp=csp,
             version=__version__,
             totals_rows=_totals_rows,
