@@ -42,9 +42,7 @@ INDEX_FILE = "index.json"
 # Files in the sessions folder that belong to the index or the vector index, not to a session.
 _NOT_SESSIONS = frozenset({INDEX_FILE, "vectors_meta.json"})
 
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9})\d*)?([Zz]|[+-]\d{2}:\d{2})"
-)
+_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9})\d*)?([Zz]|[+-]\d{2}:\d{2})")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Go's zero time.Time, which odek writes for a time it never set.
 _GO_ZERO_SECONDS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(seconds=1)
@@ -231,9 +229,7 @@ def load_odek_file(path: str | os.PathLike[str]) -> OdekSession:
     if not isinstance(data, dict):
         raise NotASession(f"Not an odek session: {file_path} does not hold a JSON object")
     if data.get("id") != session_id:
-        raise NotASession(
-            f"Refusing odek session {file_path}: ID mismatch (file contains {data.get('id')!r})"
-        )
+        raise NotASession(f"Refusing odek session {file_path}: ID mismatch (file contains {data.get('id')!r})")
     stat = file_path.stat()
     return OdekSession(session_id, file_path, data, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
 

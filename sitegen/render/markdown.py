@@ -85,9 +85,7 @@ def _render_link_open(self: RendererHTML, tokens: list[Token], idx: int, options
     return str(self.renderToken(tokens, idx, options, env))
 
 
-def _render_cell_open(
-    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
-) -> str:
+def _render_cell_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     """Table alignment as a class: the pages' CSP forbids inline style attributes."""
     token = tokens[idx]
     style = str(token.attrGet("style") or "")

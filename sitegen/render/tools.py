@@ -8,13 +8,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from markupsafe import Markup
 
 from sitegen.odek.framing import ToolFrame
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.highlight import Highlighter
 from sitegen.render.text import Folded, escape_text, fold_text
+from sitegen.session.entries import json_text
 from sitegen.transcript.model import Part, ToolCall, ToolResult
 
 __all__ = ["DiffLine", "ImageView", "ToolView", "build_tool_view", "result_text"]
@@ -138,13 +138,6 @@ def _first_str(args: Mapping[str, Any], *keys: str) -> str:
     return ""
 
 
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
-
-
 def _stored_diff(diff: str) -> list[DiffLine]:
     """pi's details.diff: lines prefixed '+', '-' or ' ' (then a line number)."""
     lines: list[DiffLine] = []
@@ -247,13 +240,13 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         view.summary = _first_str(args, "description", "agent", "subagent_type", "name")
         prompt = _first_str(args, "task", "prompt", "instructions")
         if not prompt and isinstance(args.get("tasks"), list):
-            prompt = _json(args["tasks"])
+            prompt = json_text(args["tasks"])
         view.input = fold_text(prompt) if prompt else None
-        view.arguments = None if prompt else highlighter.code(_json(call.arguments), "json")
+        view.arguments = None if prompt else highlighter.code(json_text(call.arguments), "json")
         view.output = fold_text(text)
     else:
         view.summary = ""
-        view.arguments = highlighter.code(_json(call.arguments), "json")
+        view.arguments = highlighter.code(json_text(call.arguments), "json")
         view.output = fold_text(text, ansi_to_html)
     if result is not None and "odekFrame" in result.details:
         view.frame = frame_view(result.details["odekFrame"])

@@ -238,9 +238,7 @@ def _header_cwd(header: Header) -> str:
     return cwd if isinstance(cwd, str) else ""
 
 
-def _info(
-    path: Path, header: Header, title_slot: dict[str, Any] | None, agent_dir: Path | None
-) -> SessionInfo | None:
+def _info(path: Path, header: Header, title_slot: dict[str, Any] | None, agent_dir: Path | None) -> SessionInfo | None:
     try:
         stat = path.stat()
         count, first, names = _scan_body(path)
@@ -291,9 +289,7 @@ class _Candidate:
         return str(self.header["id"])
 
 
-def _candidates(
-    dirs: Sequence[Path], flat_dirs: Sequence[Path] | None, env: Mapping[str, str]
-) -> list[_Candidate]:
+def _candidates(dirs: Sequence[Path], flat_dirs: Sequence[Path] | None, env: Mapping[str, str]) -> list[_Candidate]:
     """Every session file with its header (a prefix read), newest first."""
     flat = env_session_dirs(env) if flat_dirs is None else flat_dirs
     found: list[_Candidate] = []
@@ -381,9 +377,7 @@ def _stdin_tty() -> str | None:
         return None
 
 
-def terminal_id(
-    env: Mapping[str, str] = os.environ, *, tty: Callable[[], str | None] = _stdin_tty
-) -> str | None:
+def terminal_id(env: Mapping[str, str] = os.environ, *, tty: Callable[[], str | None] = _stdin_tty) -> str | None:
     """This terminal's breadcrumb name, derived the way omp does; SITEGEN_TERMINAL_ID overrides it."""
     override = env.get(TERMINAL_ID_ENV, "").strip()
     if override:
@@ -484,9 +478,7 @@ def resolve_session(
 ) -> Path:
     """A SESSION argument as a file: a path, an id or file-name prefix, or (None) this terminal's latest."""
     if arg is None:
-        found = breadcrumb_session(cwd, dirs, env=env) or most_recent(
-            cwd, dirs, session_dirs=session_dirs, env=env
-        )
+        found = breadcrumb_session(cwd, dirs, env=env) or most_recent(cwd, dirs, session_dirs=session_dirs, env=env)
         if found is None:
             if not dirs and not (env_session_dirs(env) if session_dirs is None else session_dirs):
                 raise SessionNotFound(

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from sitegen.session.context import LAST_ENTRY, SessionContext, build_session_context
+from sitegen.session.entries import json_text
 from sitegen.session.session import Session
 
 __all__ = ["format_context_as_text", "format_session_as_text"]
-
-
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
 
 
 def _tool_lines(tools: list[Any]) -> list[str]:
@@ -28,7 +20,7 @@ def _tool_lines(tools: list[Any]) -> list[str]:
             lines.append(f"- {tool.get('name', '?')}: {tool.get('description', '')}".rstrip(": "))
             parameters = tool.get("parameters") or tool.get("inputSchema")
             if parameters is not None:
-                lines.extend("    " + line for line in _json(parameters).splitlines())
+                lines.extend("    " + line for line in json_text(parameters).splitlines())
     return lines
 
 
@@ -48,7 +40,7 @@ def _content_lines(content: Any) -> list[str]:
         elif kind == "image":
             lines.append(f"[image {block.get('mimeType', '')}]")
         elif kind == "toolCall":
-            lines.append(f"[tool call {block.get('name')} id={block.get('id')}]\n{_json(block.get('arguments'))}")
+            lines.append(f"[tool call {block.get('name')} id={block.get('id')}]\n{json_text(block.get('arguments'))}")
     return lines
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 __all__ = [
     "CURRENT_VERSION",
     "EXTRA_ENTRY_TYPES",
@@ -15,6 +17,7 @@ __all__ = [
     "entry_time_ms",
     "is_header",
     "iso_to_ms",
+    "json_text",
     "message_text",
 ]
 
@@ -100,6 +103,14 @@ def iso_to_ms(value: object) -> int | None:
 def entry_time_ms(entry: Entry) -> int | None:
     """When an entry was written, in epoch milliseconds."""
     return iso_to_ms(entry.get("timestamp"))
+
+
+def json_text(value: Any) -> str:
+    """A value as indented JSON for display; repr() for what JSON cannot hold."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
 
 
 def message_text(content: object) -> str:

@@ -72,11 +72,7 @@ def migrate_v2_to_v3(header: Header, entries: list[Entry], report: MigrationRepo
     """Rename the legacy message role hookMessage to custom."""
     for entry in entries:
         message = entry.get("message")
-        if (
-            entry.get("type") == "message"
-            and isinstance(message, dict)
-            and message.get("role") == "hookMessage"
-        ):
+        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
             message["role"] = "custom"
             report.hook_messages_renamed += 1
     header["version"] = 3

@@ -333,9 +333,7 @@ class MemorySessionStorage:
         """Files directly in a folder whose names end with suffix, sorted; none for a missing folder."""
         folder_key = _key(folder)
         names = [
-            os.path.basename(key)
-            for key in self._files
-            if os.path.dirname(key) == folder_key and key.endswith(suffix)
+            os.path.basename(key) for key in self._files if os.path.dirname(key) == folder_key and key.endswith(suffix)
         ]
         return [Path(folder) / name for name in sorted(names)]
 

@@ -319,9 +319,7 @@ class SessionWriter:
     def append_custom(self, custom_type: str, data: Any = None) -> str:
         return self.append_entry("custom", {"customType": custom_type, "data": data})
 
-    def append_custom_message(
-        self, custom_type: str, content: Any, display: bool = True, details: Any = None
-    ) -> str:
+    def append_custom_message(self, custom_type: str, content: Any, display: bool = True, details: Any = None) -> str:
         fields = {"customType": custom_type, "content": content, "display": display, "details": details}
         return self.append_entry("custom_message", fields)
 
@@ -504,9 +502,7 @@ def _utc_now() -> datetime:
 
 def _is_assistant(entry: Entry) -> bool:
     message = entry.get("message")
-    return (
-        isinstance(message, Mapping) and entry.get("type") == "message" and message.get("role") == "assistant"
-    )
+    return isinstance(message, Mapping) and entry.get("type") == "message" and message.get("role") == "assistant"
 
 
 def _new_header(

@@ -19,9 +19,7 @@ _DOWNLOADER = re.compile(r"(?<![\w./-])(curl|wget|aria2c|lynx|w3m|invoke-webrequ
 _COMMAND_KEYS = frozenset({"command", "cmd", "script", "code"})
 # Bodies being written are not resources a call touches; scanning them floods the list with
 # identifiers such as fmt.Print or os.path.
-_BODY_KEYS = frozenset(
-    {"content", "contents", "file_text", "text", "new_string", "old_string", "new_str", "old_str"}
-)
+_BODY_KEYS = frozenset({"content", "contents", "file_text", "text", "new_string", "old_string", "new_str", "old_str"})
 
 
 @dataclass(slots=True)

@@ -10,6 +10,7 @@ import orjson
 from sitegen.odek.audit import load_audit_log
 from sitegen.odek.framing import parse_tool_output
 from sitegen.odek.store import OdekStore, count_user_turns, ns_to_ms, parse_time_ns
+from sitegen.session.entries import json_text
 from sitegen.session.tree import SessionTree
 from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript
 
@@ -17,13 +18,6 @@ __all__ = ["load_odek_transcript", "parse_arguments", "tool_call_of", "transcrip
 
 # tool_outcome values that mean the tool did not produce its normal result.
 _FAILED_OUTCOMES = frozenset({"error", "failed", "failure", "denied", "blocked", "timeout", "cancelled"})
-
-
-def _json_text(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
 
 
 def _str(value: object) -> str:
@@ -37,7 +31,7 @@ def parse_arguments(raw: object) -> Any:
     if raw is None or raw == "":
         return {}
     if not isinstance(raw, str):
-        return _json_text(raw)
+        return json_text(raw)
     try:
         parsed = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -118,9 +112,7 @@ def _tool_result(node: Node, message: dict[str, Any], calls: dict[str, ToolCall]
         call.result = node.result
 
 
-def transcript_from_odek(
-    session: dict[str, Any], path: Path, audit: dict[str, Any] | None = None
-) -> Transcript:
+def transcript_from_odek(session: dict[str, Any], path: Path, audit: dict[str, Any] | None = None) -> Transcript:
     """One node per message on a single linear branch; tool results paired to calls by id."""
     raw_messages = session.get("messages")
     messages = [
@@ -155,7 +147,7 @@ def transcript_from_odek(
         elif role == "tool":
             _tool_result(node, message, calls)
         else:
-            node.meta["raw"] = _json_text(message)
+            node.meta["raw"] = json_text(message)
         nodes.append(node)
         parent = node.id
     session_id = _str(session.get("id")) or path.stem

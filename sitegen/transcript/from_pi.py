@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from sitegen.session.blobs import is_blob_ref
 from sitegen.session.context import model_of_change
-from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms
+from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms, json_text
 from sitegen.session.migrate import header_version
 from sitegen.session.session import Session
 from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage
@@ -32,13 +30,6 @@ _MARKER_TYPES = {
     "model_usage": "notice",
     "context_edit": "notice",
 }
-
-
-def _json_text(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
 
 
 def _number(value: object) -> int:
@@ -65,11 +56,11 @@ def parts_of(content: object) -> list[Part]:
     if isinstance(content, str):
         return [Part("text", text=content)]
     if not isinstance(content, list):
-        return [] if content is None else [Part("other", text=_json_text(content))]
+        return [] if content is None else [Part("other", text=json_text(content))]
     parts: list[Part] = []
     for block in content:
         if not isinstance(block, dict):
-            parts.append(Part("other", text=_json_text(block)))
+            parts.append(Part("other", text=json_text(block)))
             continue
         kind = block.get("type")
         if kind == "text":
@@ -101,9 +92,9 @@ def parts_of(content: object) -> list[Part]:
             elif is_blob_ref(url):
                 parts.append(Part("image", mime="image/png", data=str(url)))
             else:
-                parts.append(Part("other", text=_json_text(block)))
+                parts.append(Part("other", text=json_text(block)))
         else:
-            parts.append(Part("other", text=_json_text(block)))
+            parts.append(Part("other", text=json_text(block)))
     return parts
 
 
@@ -153,7 +144,7 @@ def _message_node(node: Node, message: dict[str, Any]) -> None:
         node.meta["tokensBefore"] = message.get("tokensBefore")
     else:
         node.kind = "unknown"
-        node.meta["raw"] = _json_text(message)
+        node.meta["raw"] = json_text(message)
 
 
 def node_of_entry(entry: Entry, index: int) -> Node:
@@ -198,7 +189,7 @@ def node_of_entry(entry: Entry, index: int) -> Node:
         if kind == "model_change":
             node.model = model_of_change(entry) or ""
             node.meta["role"] = entry.get("role") or "default"
-        node.meta["raw"] = _json_text(entry)
+        node.meta["raw"] = json_text(entry)
         for key in (
             "thinkingLevel",
             "mode",
@@ -217,7 +208,7 @@ def node_of_entry(entry: Entry, index: int) -> Node:
             if key in entry:
                 node.meta[key] = entry[key]
     else:
-        node.meta["raw"] = _json_text(entry)
+        node.meta["raw"] = json_text(entry)
     return node
 
 
