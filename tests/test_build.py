@@ -267,3 +267,13 @@ def test_mixed_pi_omp_and_odek_site_has_no_broken_links(
     assert crawl(site) == []
     home = page_text(site / "index.html")
     assert "/Users/badlogic/workspaces/pi-mono" in home and "odek" in home
+
+
+def test_a_folder_sitegen_did_not_make_is_left_alone(tmp_path: Path, agent: Path) -> None:
+    mine = tmp_path / "mine"
+    (mine / "projects").mkdir(parents=True)
+    (mine / "projects" / "notes.html").write_text("ZZ_MY_NOTES_ZZ")
+    result = CliRunner().invoke(app, ["build", "--out", str(mine), "--agent-dir", str(agent)])
+    assert result.exit_code == 1 and "not made by sitegen" in result.stderr
+    assert (mine / "projects" / "notes.html").read_text() == "ZZ_MY_NOTES_ZZ"
+    assert sorted(p.name for p in mine.iterdir()) == ["projects"]

@@ -22,7 +22,7 @@ from sitegen.session.discover import agent_dirs
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
-from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
+from sitegen.site.manifest import MANIFEST_PATH, ManifestEntry, SiteManifest, content_hash
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
@@ -83,6 +83,14 @@ def _check_output(out: Path, inputs: Iterable[Path]) -> None:
         folder = folder.resolve()
         if resolved == folder or folder in resolved.parents or resolved in folder.parents:
             raise SiteError(f"Output folder {out} overlaps the session folder {folder}; choose another --out")
+
+
+def _check_ours(out: Path) -> None:
+    """Refuse a folder with files sitegen did not write: a build deletes the pages it no longer needs."""
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"Output {out} is a file; choose a folder for the site")
+    if out.is_dir() and not (out / MANIFEST_PATH).exists() and any(out.iterdir()):
+        raise SiteError(f"Output folder {out} is not empty and was not made by sitegen; choose an empty folder")
 
 
 def _plan_key(source: Source, taken: set[str]) -> tuple[str, str, str] | None:
@@ -170,6 +178,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     pi_dirs, odek_dirs = _input_dirs(config)
     out = config.out
     _check_output(out, [*pi_dirs, *odek_dirs])
+    _check_ours(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
