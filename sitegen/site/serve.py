@@ -8,6 +8,7 @@ import logging
 import mimetypes
 import re
 import secrets
+import ipaddress
 import socket
 import threading
 from collections import deque
@@ -359,6 +360,31 @@ def inject(html: bytes, token: str) -> bytes:
     return html[: last.start()] + tag + html[last.start() :]
 
 
+def allowed_host(header: str | None, bound_host: str, port: int) -> bool:
+    """The Host header names this server by address or as localhost, on its port.
+
+    A DNS-rebinding page reaches the server under a domain name of its own, so any other name is
+    refused; an IP address (the LAN address when serving on 0.0.0.0) cannot be rebound."""
+    if not header:
+        return False
+    host = header.strip().lower()
+    name, given_port = host, ""
+    if host.startswith("["):
+        name, _, rest = host[1:].partition("]")
+        given_port = rest.removeprefix(":")
+    elif host.count(":") == 1:
+        name, _, given_port = host.partition(":")
+    if given_port and given_port != str(port):
+        return False
+    if name in ("localhost", bound_host.lower()):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 class _Server(ThreadingHTTPServer):
     """ThreadingHTTPServer that can close its open connections, so shutdown never waits on a client."""
 
@@ -366,6 +392,7 @@ class _Server(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], app: SiteApp) -> None:
         self.app = app
+        self.bound_host = address[0]
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         super().__init__(address, _Handler)
@@ -407,6 +434,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._respond(head=True)
 
     def _respond(self, *, head: bool) -> None:
+        if not allowed_host(self.headers.get("Host"), self.server.bound_host, self.server.server_address[1]):
+            # DNS rebinding: a web page must not reach the sessions under a host name of its own.
+            self.send_error(HTTPStatus.FORBIDDEN, "Unknown host name")
+            return
         try:
             response = self.server.app.handle(self.command, self.path)
         except Exception:
