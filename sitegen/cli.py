@@ -104,6 +104,33 @@ def _resolve(session: str | None, agent_dir: list[Path] | None, odek_dir: list[P
         raise
 
 
+def _printable(value: Any) -> Any:
+    """JSON-safe text: file names that are not UTF-8 carry surrogates, which JSON cannot hold."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {key: _printable(item) for key, item in value.items()}
+    return value
+
+
+def _json_text(value: Any) -> str:
+    """Indented JSON; the standard library takes over for nesting deeper than orjson allows."""
+    import json
+
+    import orjson
+
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _pi_only(path: Path, command: str) -> None:
+    """Commands that work on the pi-family entry model say so for odek sessions."""
+    if path.suffix == ".json":
+        raise fail(f"sitegen {command} works on pi, omp and xcsh sessions; {path.name} is an odek session")
+
+
 def _open_in_browser(path_or_url: str) -> None:
     url = path_or_url if "://" in path_or_url else Path(path_or_url).resolve().as_uri()
     webbrowser.open(url)
@@ -112,19 +139,26 @@ def _open_in_browser(path_or_url: str) -> None:
 @app.command("ls")
 @user_errors
 def list_command(
-    all_projects: Annotated[bool, typer.Option("--all", help="Every project, not just this directory.")] = False,
+    all_projects: Annotated[
+        bool, typer.Option("--all", help="Every project and the odek stores, not just this directory.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
     agent_dir: AgentDirOption = None,
+    odek_dir: OdekDirOption = None,
 ) -> None:
     """List sessions, newest first."""
     import orjson
 
+    from sitegen.odek.listing import odek_session_infos
     from sitegen.session.discover import list_all, list_sessions
 
     dirs = _dirs(agent_dir)
     infos = list_all(dirs) if all_projects else list_sessions(os.getcwd(), dirs)
+    if all_projects:
+        infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: (-i.modified, str(i.path)))
     if as_json:
-        sys.stdout.write(orjson.dumps([i.to_json() for i in infos], option=orjson.OPT_INDENT_2).decode() + "\n")
+        rows = [_printable(i.to_json()) for i in infos]
+        sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if not infos:
         typer.echo("No sessions found." + ("" if all_projects else " Try --all."))
@@ -146,19 +180,18 @@ def context_command(
     agent_dir: AgentDirOption = None,
 ) -> None:
     """Show what the model saw at a leaf (default: the last entry)."""
-    import orjson
 
     from sitegen.session.context import LAST_ENTRY, build_session_context
     from sitegen.session.session import open_session
 
     path = _resolve(session, agent_dir)
+    _pi_only(path, "context")
     loaded = open_session(path, default_agent_dirs=_dirs(agent_dir))
     if leaf is not None and leaf not in loaded.by_id:
         raise fail(f"No entry {leaf!r} in {path}")
     context = build_session_context(loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id)
     if as_json:
-        data = orjson.dumps(context.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
-        sys.stdout.write(data.decode() + "\n")
+        sys.stdout.write(_json_text(context.to_json()) + "\n")
         return
     roles: dict[str, int] = {}
     for message in context.messages:
@@ -184,6 +217,7 @@ def migrate_command(
     from sitegen.session.rewrite import migrate_file
 
     path = _resolve(session, agent_dir)
+    _pi_only(path, "migrate")
     report = migrate_file(path, write=write)
     if not report.changed:
         typer.echo(f"{path}: already version {report.to_version}; nothing to migrate")
@@ -264,7 +298,7 @@ def export_command(
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = Redactor() if redact else None
     html = export_html(transcript, branch_only=branch, parallel=True, **_filters(redactor))
-    target = output if output is not None else Path.cwd() / f"{path.stem}.html"
+    target = _export_target(output, path)
     write_page(html, target)
     if redactor is not None:
         _report_redactions(redactor)
@@ -316,7 +350,7 @@ def build_command(
 @app.command("watch")
 @user_errors
 def watch_command(
-    port: Annotated[int, typer.Option("--port", help="Port to serve on (0: any free port).")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to serve on (0: any free port).")] = 8000,
     host: Annotated[str, typer.Option("--host", help="Address to serve on (loopback by default).")] = "127.0.0.1",
     out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("site"),
     agent_dir: AgentDirOption = None,
@@ -350,6 +384,18 @@ def watch_command(
             _open_in_browser(live.url)
         live.wait()
     typer.echo("Stopped.")
+
+
+def _export_target(output: Path | None, session: Path) -> Path:
+    """Where the page goes: OUTPUT, <stem>.html inside OUTPUT when it is a folder, or here."""
+    if output is None:
+        return Path.cwd() / f"{session.stem}.html"
+    target = output / f"{session.stem}.html" if output.is_dir() else output
+    if target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
+        raise fail(f"Refusing to write the page over a session file: {target}")
+    if target.exists() and not target.is_file():
+        raise fail(f"Output {target} exists and is not a regular file")
+    return target
 
 
 def _filters(redactor: Any) -> dict[str, Any]:

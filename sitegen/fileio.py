@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 __all__ = ["replace_file"]
@@ -15,7 +16,8 @@ def replace_file(path: Path, data: bytes | str) -> int:
     (session files use sitegen.session.storage.atomic_write_bytes, which does sync)."""
     payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # A short name: the target's own name may already be as long as the file system allows.
+    temp = path.with_name(f".sitegen-{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with open(temp, "wb") as handle:
             handle.write(payload)

@@ -270,16 +270,19 @@ class OdekStore:
         return self.load(entries[0].id)
 
     def resolve(self, id_or_prefix: str) -> OdekEntry:
-        """An exact id, else the one session whose id starts with the given prefix."""
+        """An exact id, else the one session whose id starts with the prefix (case-insensitive)."""
         entries = self.list()
         for entry in entries:
             if entry.id == id_or_prefix:
                 return entry
-        matches = [entry for entry in entries if entry.id.startswith(id_or_prefix)] if id_or_prefix else []
+        wanted = id_or_prefix.lower()
+        matches = [entry for entry in entries if entry.id.lower().startswith(wanted)] if wanted else []
         if len(matches) == 1:
             return matches[0]
         if matches:
-            raise AmbiguousSession(f"odek session id {id_or_prefix!r} matches {len(matches)} sessions")
+            listed = ", ".join(f"{entry.id} ({entry.title[:40]})" for entry in matches[:3])
+            more = f" and {len(matches) - 3} more" if len(matches) > 3 else ""
+            raise AmbiguousSession(f"odek session id {id_or_prefix!r} matches {len(matches)} sessions: {listed}{more}")
         raise SessionNotFound(f"No odek session {id_or_prefix!r} in {self.dir}")
 
     def _read_index(self) -> builtins.list[OdekEntry] | None:

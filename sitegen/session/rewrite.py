@@ -38,5 +38,6 @@ def migrate_file(path: str | os.PathLike[str], *, write: bool) -> MigrationRepor
         lines.extend(before.get(index, ()))
         lines.append(orjson.dumps(entry))
     lines.extend(before.get(len(raw.entries), ()))
-    atomic_write_bytes(raw.path, b"\n".join(lines) + b"\n")
+    # Through a symlink, the file it points at is the session: rewrite that, keep the link.
+    atomic_write_bytes(os.path.realpath(raw.path), b"\n".join(lines) + b"\n")
     return report

@@ -22,7 +22,7 @@ from sitegen.session.discover import agent_dirs
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
-from sitegen.site.manifest import MANIFEST_PATH, ManifestEntry, SiteManifest, content_hash
+from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
@@ -30,6 +30,8 @@ from sitegen.transcript.load import family_of
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
 
+# The folder every site keeps its build state in; its presence says sitegen made the site.
+OWNER_MARK = ".sitegen"
 # Below this many sessions to render, a process pool costs more to start than it saves.
 POOL_MIN_JOBS = 4
 
@@ -89,7 +91,7 @@ def _check_ours(out: Path) -> None:
     """Refuse a folder with files sitegen did not write: a build deletes the pages it no longer needs."""
     if out.exists() and not out.is_dir():
         raise SiteError(f"Output {out} is a file; choose a folder for the site")
-    if out.is_dir() and not (out / MANIFEST_PATH).exists() and any(out.iterdir()):
+    if out.is_dir() and not (out / OWNER_MARK).exists() and any(out.iterdir()):
         raise SiteError(f"Output folder {out} is not empty and was not made by sitegen; choose an empty folder")
 
 
@@ -179,7 +181,8 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     out = config.out
     _check_output(out, [*pi_dirs, *odek_dirs])
     _check_ours(out)
-    out.mkdir(parents=True, exist_ok=True)
+    # Marked as ours before anything else is written, so a build stopped half way can be resumed.
+    (out / OWNER_MARK).mkdir(parents=True, exist_ok=True)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import ipaddress
 import json
 import logging
 import mimetypes
 import re
 import secrets
-import ipaddress
 import socket
 import threading
 from collections import deque
@@ -477,9 +478,8 @@ class SiteServer:
         try:
             self._httpd = _Server((host, port), app)
         except OSError as error:
-            raise ServeError(
-                f"Cannot serve on {host}:{port}: {error.strerror or error}; choose another --port"
-            ) from None
+            advice = "choose another --port" if error.errno in (errno.EADDRINUSE, errno.EACCES) else "check --host"
+            raise ServeError(f"Cannot serve on {host}:{port}: {error.strerror or error}; {advice}") from None
         self._thread: threading.Thread | None = None
 
     @property

@@ -12,7 +12,16 @@ from sitegen.odek.store import default_odek_dirs, is_session_filename
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, env_session_dirs, session_files
 
-__all__ = ["Fingerprint", "Source", "demo_dirs", "find_sources", "fingerprint", "project_slug", "safe_key"]
+__all__ = [
+    "Fingerprint",
+    "Source",
+    "demo_dirs",
+    "find_sources",
+    "fingerprint",
+    "is_utf8_path",
+    "project_slug",
+    "safe_key",
+]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -61,8 +70,17 @@ def demo_dirs() -> tuple[list[Path], list[Path]]:
     return [demo / "pi"], [demo / "odek" / "sessions"]
 
 
+def is_utf8_path(path: Path) -> bool:
+    """Names that are not UTF-8 cannot be written to the manifest, a page or a link."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = True) -> list[Source]:
-    """Every session file, pi family and odek, in a stable order."""
+    """Every session file, pi family and odek, in a stable order (names that are not UTF-8 left out)."""
     flat = env_session_dirs() if use_env else []
     found = [Source(path, "pi") for path, _ in session_files(pi_dirs, flat)]
     for store in odek_dirs:
@@ -71,7 +89,7 @@ def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = 
         except OSError:
             continue
         found.extend(Source(store / name, "odek") for name in names if is_session_filename(name))
-    return sorted(found, key=lambda s: str(s.path))
+    return sorted((s for s in found if is_utf8_path(s.path)), key=lambda s: str(s.path))
 
 
 def configured_dirs(extra_agent_dirs: list[Path], extra_odek_dirs: list[Path]) -> tuple[list[Path], list[Path]]:

@@ -14,6 +14,7 @@ from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative
 from sitegen.site.records import SessionRecord, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, store_search_entries
+from sitegen.site.sources import is_utf8_path
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
@@ -100,7 +101,7 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         return pages
     site_dir = Path(job.site_dir)
     stem = PurePosixPath(job.page).with_suffix("")
-    sidecars = subagent_transcripts(transcript.artifacts_dir)
+    sidecars = [s for s in subagent_transcripts(transcript.artifacts_dir) if is_utf8_path(s.path)]
     for sidecar in sidecars:
         page = str(stem / f"{sidecar.qualified_id}.html")
         pages[sidecar.qualified_id] = page

@@ -32,8 +32,20 @@ _MARKER_TYPES = {
 }
 
 
+# Token counts past this are corrupt, not real (and would not fit the manifest's 64-bit integers).
+_MAX_COUNT = 2**53
+
+
 def _number(value: object) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return 0
+    return int(min(max(value, 0), _MAX_COUNT))
+
+
+def _cost(value: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return 0.0
+    return float(min(max(value, 0.0), 1e12))
 
 
 def usage_of(raw: object) -> Usage | None:
@@ -47,7 +59,9 @@ def usage_of(raw: object) -> Usage | None:
         output=_number(raw.get("output")),
         cache_read=_number(raw.get("cacheRead")),
         cache_write=_number(raw.get("cacheWrite")),
-        cost=float(total) if isinstance(total, int | float) and not isinstance(total, bool) else 0.0,
+        cost=float(min(max(total, 0.0), 1e12))
+        if isinstance(total, int | float) and not isinstance(total, bool)
+        else 0.0,
     )
 
 

@@ -1,0 +1,147 @@
+"""Odd but valid input and misuse: one-line errors, nothing overwritten, nothing lost."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import orjson
+import pytest
+from sessions import SessionBuilder, text
+from site_helpers import build, make_session
+from typer.testing import CliRunner
+
+from sitegen.cli import app
+from sitegen.resources import resource_dir
+from sitegen.session.load import load_raw
+from sitegen.site.serve import make_server
+
+runner = CliRunner()
+
+
+def session(tmp_path: Path) -> Path:
+    b = SessionBuilder(session_id="edge-1")
+    b.user("u1", "ZZ_EDGE_ZZ")
+    b.assistant("a1", [text("ok")])
+    return b.write(tmp_path / "edge.jsonl")
+
+
+def test_export_never_writes_over_a_session_file(tmp_path: Path) -> None:
+    path = session(tmp_path)
+    before = path.read_bytes()
+    for target in (path, tmp_path / "other.jsonl"):
+        result = runner.invoke(app, ["export", str(path), str(target)])
+        assert result.exit_code == 1 and "Refusing to write the page over a session file" in result.stderr
+    assert path.read_bytes() == before and not (tmp_path / "other.jsonl").exists()
+
+
+def test_export_into_a_folder_writes_stem_html_there(tmp_path: Path) -> None:
+    path = session(tmp_path)
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    result = runner.invoke(app, ["export", str(path), str(folder)])
+    assert result.exit_code == 0 and (folder / "edge.html").is_file()
+
+
+def test_export_with_a_very_long_file_name(tmp_path: Path) -> None:
+    path = session(tmp_path)
+    long = tmp_path / ("x" * 240 + ".html")
+    result = runner.invoke(app, ["export", str(path), str(long)])
+    assert result.exit_code == 0, result.stderr
+    assert long.is_file()
+
+
+def test_migrate_write_through_a_symlink_rewrites_the_target(tmp_path: Path) -> None:
+    real = tmp_path / "old.jsonl"
+    real.write_bytes(
+        b'{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}\n'
+        b'{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n'
+    )
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    result = runner.invoke(app, ["migrate", str(link), "--write"])
+    assert result.exit_code == 0
+    assert link.is_symlink() and load_raw(real).header["version"] == 3
+
+
+def test_odek_sessions_in_ls_all_and_by_case_insensitive_prefix(isolated_home: Path) -> None:
+    shutil.copytree(resource_dir("demo") / "odek" / "sessions", isolated_home / ".odek" / "sessions")
+    rows = orjson.loads(runner.invoke(app, ["ls", "--all", "--json"]).stdout)
+    assert sum(1 for r in rows if r["path"].endswith(".json")) == 3
+    result = runner.invoke(app, ["dump", "20260517-1D7B"])
+    assert result.exit_code == 0 and "# Conversation" in result.stdout
+    ambiguous = runner.invoke(app, ["dump", "20260518"])
+    assert ambiguous.exit_code == 1 and "20260518-3f9a" in ambiguous.stderr and "20260518-8c2e" in ambiguous.stderr
+    odek_context = runner.invoke(app, ["context", "20260517"])
+    assert odek_context.exit_code == 1 and "odek session" in odek_context.stderr
+
+
+def test_context_json_of_deeply_nested_arguments(tmp_path: Path) -> None:
+    import json
+
+    nested: object = "deep"
+    for _ in range(600):
+        nested = [nested]
+    b = SessionBuilder()
+    b.user("u1", "go")
+    path = b.write(tmp_path / "deep.jsonl")
+    call = {"type": "toolCall", "id": "c1", "name": "x", "arguments": {"v": nested}}
+    entry = {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:01:00.000Z"}
+    entry["message"] = {"role": "assistant", "content": [call]}
+    with open(path, "a") as handle:
+        handle.write(json.dumps(entry) + "\n")
+    result = runner.invoke(app, ["context", str(path), "--json"])
+    assert result.exit_code == 0 and '"deep"' in result.stdout
+
+
+def test_watch_port_out_of_range_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["watch", "--demo", "--port", "99999"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_a_build_stopped_half_way_can_be_resumed(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    make_session(agent, "/work/a", "a-1", "ZZ_A_ZZ")
+    site = tmp_path / "site"
+    build(site, agent)
+    (site / ".sitegen" / "manifest.json").unlink()  # as if stopped before the manifest was written
+    result = build(site, agent)
+    assert result.rendered and (site / "index.html").is_file()
+
+
+def test_file_names_that_are_not_utf8_are_left_out(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    good = make_session(agent, "/work/a", "good-1", "ZZ_GOOD_ZZ")
+    bad = os.fsencode(good.parent) + b"/2026-01-02T00-00-00-000Z_bad\xff.jsonl"
+    with open(bad, "wb") as handle:
+        handle.write(good.read_bytes())
+    result = build(tmp_path / "site", agent)
+    assert len(result.rendered) == 1 and not result.problems
+
+
+def test_absurd_usage_numbers_do_not_break_the_build(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    b = SessionBuilder(session_id="huge-1", cwd="/work/h")
+    b.user("u1", "hi")
+    b.message("a1", "assistant", [text("ok")], usage={"input": 1e20, "output": -5, "cost": {"total": 1e30}})
+    b.write(agent / "sessions" / "--work-h--" / "2026-01-01T00-00-00-000Z_huge-1.jsonl")
+    result = build(tmp_path / "site", agent)
+    assert result.rendered and not result.problems
+
+
+def test_server_refuses_foreign_host_names(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<html><body>ZZ_SITE_ZZ</body></html>")
+    server = make_server(tmp_path, "127.0.0.1", 0)
+    server.start()
+    try:
+        with urllib.request.urlopen(server.url + "index.html", timeout=5) as response:
+            assert b"ZZ_SITE_ZZ" in response.read()
+        request = urllib.request.Request(server.url + "index.html", headers={"Host": "rebind.example"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        assert refused.value.code == 403
+    finally:
+        server.close()
