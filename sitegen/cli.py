@@ -314,7 +314,9 @@ def build_command(
     agent_dir: AgentDirOption = None,
     odek_dir: OdekDirOption = None,
     demo: Annotated[bool, typer.Option("--demo", help="Build from the bundled sample sessions only.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: all cores).")
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when any session could not be rendered.")] = False,
     open_site: Annotated[bool, typer.Option("--open", help="Open the site in the browser.")] = False,
 ) -> None:
@@ -324,6 +326,8 @@ def build_command(
     from sitegen.site.build import BuildConfig, build_site
     from sitegen.site.progress import Progress
 
+    if demo and (agent_dir or odek_dir):
+        raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
     started = time.perf_counter()
     config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo, jobs=jobs)
     with Progress(sys.stderr) as progress:

@@ -145,3 +145,9 @@ def test_server_refuses_foreign_host_names(tmp_path: Path) -> None:
         assert refused.value.code == 403
     finally:
         server.close()
+
+
+def test_build_options_that_cannot_work_are_refused(tmp_path: Path) -> None:
+    demo_with_dirs = runner.invoke(app, ["build", "--demo", "--agent-dir", str(tmp_path), "--out", str(tmp_path / "s")])
+    assert demo_with_dirs.exit_code == 1 and "--demo builds only" in demo_with_dirs.stderr
+    assert runner.invoke(app, ["build", "--jobs", "0", "--out", str(tmp_path / "s")]).exit_code == 2
