@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitegen.odek.store import default_odek_dirs, is_session_filename
+from sitegen.odek.store import is_session_filename
 from sitegen.resources import resource_dir
-from sitegen.session.discover import agent_dirs, env_session_dirs, session_files
+from sitegen.session.discover import env_session_dirs, session_files
 
 __all__ = [
     "Fingerprint",
@@ -90,10 +90,6 @@ def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = 
             continue
         found.extend(Source(store / name, "odek") for name in names if is_session_filename(name))
     return sorted((s for s in found if is_utf8_path(s.path)), key=lambda s: str(s.path))
-
-
-def configured_dirs(extra_agent_dirs: list[Path], extra_odek_dirs: list[Path]) -> tuple[list[Path], list[Path]]:
-    return agent_dirs(extra_agent_dirs), default_odek_dirs(extra_odek_dirs)
 
 
 def _short_hash(text: str, length: int = 6) -> str:
