@@ -6,7 +6,6 @@ import functools
 import logging
 import os
 import sys
-import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -133,6 +132,8 @@ def _pi_only(path: Path, command: str) -> None:
 
 def _open_in_browser(path_or_url: str) -> None:
     url = path_or_url if "://" in path_or_url else Path(path_or_url).resolve().as_uri()
+    import webbrowser  # only --open pays for its import
+
     webbrowser.open(url)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,7 +117,13 @@ def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
 
 
 def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | None) -> list[RenderOutcome]:
-    # Rendering imports jinja, markdown-it and pygments: only a build with work to do pays for that.
+    if not jobs:
+        return []
+    # Rendering imports jinja, markdown-it and pygments, the pool multiprocessing: only a build with
+    # work to do pays for them.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     from sitegen.site.worker import render_job
 
     outcomes: list[RenderOutcome] = []
