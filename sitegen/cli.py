@@ -293,14 +293,13 @@ def export_command(
 ) -> None:
     """Write one self-contained HTML page for a session."""
     from sitegen.redact import Redactor
-    from sitegen.render.export import export_html, load_transcript, write_page
+    from sitegen.render.export import export_page, load_transcript
 
     path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = Redactor() if redact else None
-    html = export_html(transcript, branch_only=branch, parallel=True, **_filters(redactor))
     target = _export_target(output, path)
-    write_page(html, target)
+    export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))
     if redactor is not None:
         _report_redactions(redactor)
     typer.echo(f"Exported to: {target}")
@@ -438,7 +437,7 @@ def share_command(
     """Share a session page through your share.py handler, or else as a secret GitHub gist."""
     from sitegen.errors import ShareCancelled
     from sitegen.redact import Redactor
-    from sitegen.render.export import export_html, load_transcript, write_page
+    from sitegen.render.export import export_page, load_transcript
     from sitegen.share import share_session, size_warning
 
     path = _resolve(session, agent_dir, odek_dir)
@@ -448,7 +447,7 @@ def share_command(
     redactor = None if no_redact else Redactor()
 
     def export(target: Path) -> None:
-        write_page(export_html(transcript, branch_only=branch, parallel=True, **_filters(redactor)), target)
+        export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))
 
     own_dir = next((p.parent for p in path.parents if p.name == "sessions"), None)
     agent_dirs = [own_dir, *dirs] if own_dir is not None else dirs

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from browser import PageWatch, chromium, open_page
 
-from sitegen.render.export import export_html, load_transcript, write_page
+from sitegen.render.export import export_page, load_transcript
 from sitegen.render.page import format_tokens
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def write_branching_session(path: Path) -> None:
 
 
 def export(session: Path, out: Path) -> Path:
-    write_page(export_html(load_transcript(session)), out)
+    export_page(load_transcript(session), out)
     return out
 
 

@@ -6,14 +6,16 @@ import base64
 import os
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sessions import SessionBuilder, branching_session, text, tool_call
 
-from sitegen.render.export import export_html, load_transcript
+from sitegen.render.export import export_html, export_page, load_transcript
 from sitegen.render.highlight import Highlighter
 from sitegen.render.page import PageRenderer
+from sitegen.render.split import render_in_two
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("SITEGEN_UPDATE_SNAPSHOTS") == "1"
@@ -207,3 +209,64 @@ def test_two_core_render_gives_the_same_page(tmp_path: Path) -> None:
     parallel = export_html(load_transcript(path), parallel=True)
     assert parallel == export_html(load_transcript(path), parallel=False)
     assert parallel.count('class="entry kind-user') == 40
+
+
+def _long_session(tmp_path: Path, turns: int) -> Path:
+    b = SessionBuilder()
+    for i in range(turns):
+        b.user(f"u{i}", f"question {i}")
+        b.assistant(f"a{i}", [tool_call(f"c{i}", "bash", command=f"echo {i}")])
+        b.tool_result(f"r{i}", f"c{i}", "bash", f"line {i}\n" * 30)
+    return b.write(tmp_path / "long.jsonl")
+
+
+def test_streamed_page_equals_the_rendered_page(tmp_path: Path) -> None:
+    """Pages are written chunk by chunk as they render; the file is the same page, whole."""
+    path = _long_session(tmp_path, 400)  # 1,200 entries: several chunks
+    out = tmp_path / "out.html"
+    size = export_page(load_transcript(path), out, parallel=True)
+    page = out.read_bytes()
+    assert size == len(page)
+    assert page.decode() == export_html(load_transcript(path))
+    assert page.count(b'class="entry kind-user') == 400
+    assert page.rstrip().endswith(b"</html>")
+
+
+def test_a_render_that_fails_leaves_the_old_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _long_session(tmp_path, 400)
+    out = tmp_path / "out.html"
+    out.write_text("old page")
+    calls = 0
+    real_tool_view = PageRenderer.tool_view
+
+    def failing_tool_view(self: PageRenderer, *args: object) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 300:  # after the first chunks were written
+            raise RuntimeError("disk on fire")
+        return real_tool_view(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PageRenderer, "tool_view", failing_tool_view)
+    with pytest.raises(RuntimeError):
+        export_page(load_transcript(path), out)
+    assert out.read_text() == "old page"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.jsonl", "out.html"]
+
+
+def _children() -> set[str]:
+    return {pid for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux /proc")
+def test_abandoned_two_core_render_leaves_no_child() -> None:
+    def render(part: object) -> Iterator[bytes]:
+        for item in part:  # type: ignore[attr-defined]
+            yield str(item).encode()
+
+    before = _children()
+    chunks = render_in_two(render, [1, 2], [3, 4])
+    assert next(chunks) == b"1"
+    assert len(_children() - before) == 1  # the child rendering the second half
+    chunks.close()
+    assert _children() == before  # killed and reaped: no zombie
+    assert b"".join(render_in_two(render, [1, 2], [3, 4])) == b"1234"

@@ -6,13 +6,39 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sitegen.fileio import replace_file
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 from sitegen.transcript.transform import map_transcript_text
 
-__all__ = ["export_html", "load_transcript", "write_page"]
+__all__ = ["export_html", "export_page", "load_transcript"]
+
+
+def _page_options(
+    transcript: Transcript,
+    branch_only: bool,
+    text_filter: Callable[[str], str] | None,
+    value_filter: Callable[[Any], Any] | None,
+    parallel: bool,
+) -> PageOptions:
+    if text_filter is not None:
+        map_transcript_text(transcript, text_filter, value_filter)
+    return PageOptions(inline_assets=True, branch_only=branch_only, text_filter=text_filter, parallel=parallel)
+
+
+def export_page(
+    transcript: Transcript,
+    output: Path,
+    *,
+    branch_only: bool = False,
+    text_filter: Callable[[str], str] | None = None,
+    value_filter: Callable[[Any], Any] | None = None,
+    parallel: bool = False,
+) -> int:
+    """Write the self-contained page to output as it is rendered (through a temporary name, so never
+    half a page); returns its size. Filters as for export_html."""
+    options = _page_options(transcript, branch_only, text_filter, value_filter, parallel)
+    return PageRenderer().write(transcript, options, output)
 
 
 def export_html(
@@ -26,12 +52,5 @@ def export_html(
 ) -> str:
     """The self-contained page of a transcript; text_filter (redaction) is applied to all session text,
     value_filter to structured values such as tool arguments."""
-    if text_filter is not None:
-        map_transcript_text(transcript, text_filter, value_filter)
-    options = PageOptions(inline_assets=True, branch_only=branch_only, text_filter=text_filter, parallel=parallel)
+    options = _page_options(transcript, branch_only, text_filter, value_filter, parallel)
     return (renderer or PageRenderer()).render(transcript, options)
-
-
-def write_page(html: str, output: Path) -> int:
-    """Write a page through a temporary name and rename it: never a half-written page."""
-    return replace_file(output, html)

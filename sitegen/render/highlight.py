@@ -13,6 +13,7 @@ from pygments.lexers import LEXERS, get_lexer_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 from pygments.util import ClassNotFound
 
+from sitegen.render.lexing import lex
 from sitegen.render.text import escape_text
 
 __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
@@ -35,7 +36,6 @@ def _lexer_by_name(name: str) -> Lexer | None:
 _PLAIN = frozenset({Text, Whitespace, Name, Name.Other, Punctuation})
 
 
-@lru_cache(maxsize=4096)
 def _css_class(token: _TokenType) -> str:
     """pygments' short class for a token type (its nearest styled ancestor); "" for plain text."""
     while token not in STANDARD_TYPES and token.parent is not None:
@@ -45,14 +45,23 @@ def _css_class(token: _TokenType) -> str:
     return STANDARD_TYPES.get(token, "")
 
 
+_classes: dict[_TokenType, str] = {}
+
+
 def format_tokens(lexer: Lexer, text: str) -> str:
     """Class-based HTML like pygments' HtmlFormatter, but leaner: plain text and whitespace get no
     span and runs of one class are merged, which halves the size of highlighted pages."""
     out: list[str] = []
     current = ""
     run: list[str] = []
-    for token, value in lexer.get_tokens(text):
-        css = _css_class(token) if value.strip() else current
+    classes = _classes
+    for token, value in lex(lexer, text):
+        if value.isspace() or not value:
+            css = current
+        else:
+            css = classes.get(token)  # type: ignore[assignment]
+            if css is None:
+                css = classes[token] = _css_class(token)
         if css != current:
             if run:
                 chunk = escape_text("".join(run))

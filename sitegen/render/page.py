@@ -6,14 +6,16 @@ import base64
 import hashlib
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from sitegen import __version__
+from sitegen.fileio import replacing
 from sitegen.render.attachments import AttachmentResolver
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
 from sitegen.render.markdown import MarkdownRenderer
@@ -29,6 +31,8 @@ __all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
 SNIPPET_CHARS = 90
 # Below this much session text a second process costs more than it saves.
 PARALLEL_MIN_CHARS = 400_000
+# Entries rendered per template call: a chunk of the page is written before the next is made.
+CHUNK_NODES = 256
 # C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
@@ -208,10 +212,25 @@ class PageRenderer:
         self._conversation = self.env.get_template("conversation.html.j2")
 
     def render(self, transcript: Transcript, options: PageOptions | None = None) -> str:
+        """The whole page as one string (tests, small pages); write() streams it instead."""
+        return b"".join(self.chunks(transcript, options)).decode("utf-8", "surrogatepass")
+
+    def write(self, transcript: Transcript, options: PageOptions, path: Path) -> int:
+        """Write the page to path as it is rendered, through a temporary name; returns its size.
+        A page of a big session is never in memory whole."""
+        size = 0
+        with replacing(path) as handle:
+            for chunk in self.chunks(transcript, options):
+                handle.write(chunk)
+                size += len(chunk)
+        return size
+
+    def chunks(self, transcript: Transcript, options: PageOptions | None = None) -> Iterator[bytes]:
+        """The page as UTF-8 chunks, in order."""
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
         resolver = AttachmentResolver(dirs, self, options.text_filter, linked=frozenset(options.subagent_urls))
-        return self._render_page(transcript, options, resolver)
+        return self._page_chunks(transcript, options, resolver)
 
     def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:
         return build_tool_view(call, self.highlighter, resolver.attachments_for)
@@ -230,7 +249,9 @@ class PageRenderer:
         )
         return Markup(self._nested.render(t=transcript, nodes=nodes, ctx=ctx))
 
-    def _render_page(self, transcript: Transcript, options: PageOptions, resolver: AttachmentResolver) -> str:
+    def _page_chunks(
+        self, transcript: Transcript, options: PageOptions, resolver: AttachmentResolver
+    ) -> Iterator[bytes]:
         tree = transcript.tree
         leaf = transcript.default_leaf
         path_ids = tree.path_to(leaf)
@@ -266,10 +287,13 @@ class PageRenderer:
             system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
         )
-        html = self._page.render(
+        # The page around a slot for the conversation, which is streamed in its place. The slot is
+        # random so that no session text can contain it.
+        slot = f"sitegen-conversation-{os.urandom(16).hex()}"
+        frame = self._page.render(
             t=transcript,
             options=options,
-            conversation=Markup(self._render_conversation(nodes, paired, ctx, options.parallel)),
+            conversation=Markup(slot),
             nav=nav,
             leaf=leaf,
             file_totals=file_totals,
@@ -284,11 +308,18 @@ class PageRenderer:
             totals_rows=_totals_rows,
             turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
         )
-        return _CONTROL_CHARS.sub("\ufffd", html)
+        head, tail = frame.split(slot)
+        yield _html_bytes(head)
+        yield from self._conversation_chunks(nodes, paired, ctx, options.parallel)
+        yield _html_bytes(tail)
 
-    def _render_conversation(self, nodes: list[Node], paired: set[str], ctx: EntryContext, parallel: bool) -> str:
-        def render(part: Sequence[Node]) -> str:
-            return self._conversation.render(nodes=part, paired=paired, ctx=ctx)
+    def _conversation_chunks(
+        self, nodes: list[Node], paired: set[str], ctx: EntryContext, parallel: bool
+    ) -> Iterator[bytes]:
+        def render(part: Sequence[Node]) -> Iterator[bytes]:
+            for start in range(0, len(part), CHUNK_NODES):
+                chunk = part[start : start + CHUNK_NODES]
+                yield _html_bytes(self._conversation.render(nodes=chunk, paired=paired, ctx=ctx))
 
         if not parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_CHARS:
             return render(nodes)
@@ -309,6 +340,10 @@ class PageRenderer:
             if isinstance(path := call.arguments.get(key), str)
         }
         self.highlighter.prepare({lexer_name_for_path(path) for path in paths} - {None})
+
+
+def _html_bytes(html: str) -> bytes:
+    return _CONTROL_CHARS.sub("\ufffd", html).encode("utf-8", "surrogatepass")
 
 
 def _weight(node: Node) -> int:

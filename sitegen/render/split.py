@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 __all__ = ["can_fork", "render_in_two", "split_by_weight"]
 
 T = TypeVar("T")
+
+_BLOCK = 1 << 20
 
 
 def can_fork() -> bool:
@@ -30,28 +34,34 @@ def split_by_weight(items: Sequence[T], weight: Callable[[T], int]) -> int:
     return len(items)
 
 
-def render_in_two(render: Callable[[Sequence[T]], str], first: Sequence[T], second: Sequence[T]) -> str:
-    """render(first) + render(second), the second computed in a forked child at the same time."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
-        code = 1
+def render_in_two(
+    render: Callable[[Sequence[T]], Iterator[bytes]], first: Sequence[T], second: Sequence[T]
+) -> Iterator[bytes]:
+    """The chunks of render(first), then those of render(second), which a forked child renders at
+    the same time into a temporary file: neither process ever holds a whole half of the page."""
+    with tempfile.TemporaryFile() as spool:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
+            code = 1
+            try:
+                for chunk in render(second):
+                    spool.write(chunk)
+                spool.flush()
+                code = 0
+            finally:
+                os._exit(code)
+        status = None
         try:
-            os.close(read_fd)
-            data = render(second).encode("utf-8", "surrogatepass")
-            with os.fdopen(write_fd, "wb") as pipe:
-                pipe.write(data)
-            code = 0
+            yield from render(first)
+            _, status = os.waitpid(pid, 0)
+            if status != 0:
+                # The child failed (out of memory, a bug): render the half here rather than lose it.
+                yield from render(second)
+                return
+            spool.seek(0)
+            while block := spool.read(_BLOCK):
+                yield block
         finally:
-            os._exit(code)
-    os.close(write_fd)
-    try:
-        head = render(first)
-    finally:
-        with os.fdopen(read_fd, "rb") as pipe:
-            tail = pipe.read()
-        _, status = os.waitpid(pid, 0)
-    if status != 0:
-        # The child failed (out of memory, a bug): render the half here rather than lose it.
-        return head + render(second)
-    return head + tail.decode("utf-8", "surrogatepass")
+            if status is None:  # abandoned or failed half way: the child's work is not wanted
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)

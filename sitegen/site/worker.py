@@ -7,7 +7,6 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from sitegen.errors import SitegenError
-from sitegen.fileio import replace_file
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
@@ -26,10 +25,6 @@ __all__ = ["render_job", "session_record"]
 def _renderer() -> PageRenderer:
     """One renderer per worker process, so the highlight cache is shared by all its pages."""
     return PageRenderer()
-
-
-def _write(site_dir: Path, relative: str, html: str) -> None:
-    replace_file(site_dir / relative, html)
 
 
 def _options(job: RenderJob, page: str) -> PageOptions:
@@ -118,7 +113,7 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         back = relative_url(page, job.page) + _call_anchor(transcript, sidecar.id)
         options.parent_link = (f"Started by the task call in {transcript.display_title[:60]}", back)
         options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
-        _write(site_dir, page, _renderer().render(sub, options))
+        _renderer().write(sub, options, site_dir / page)
         outcome.written.append(page)
     return pages
 
@@ -142,7 +137,7 @@ def render_job(job: RenderJob) -> RenderOutcome:
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
         options.turn_audits = analyse_transcript(transcript)
         options.related_script = relative_url(job.page, related_script(job.page))
-        _write(Path(job.site_dir), job.page, _renderer().render(transcript, options))
+        _renderer().write(transcript, options, Path(job.site_dir) / job.page)
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]

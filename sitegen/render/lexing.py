@@ -1,0 +1,209 @@
+"""A faster driver for pygments' regex lexers: each state's rules joined into one pattern.
+
+pygments tries a state's rules one `match` call at a time, about sixteen calls per token in
+typical code. Joined as alternatives of one pattern, the regex engine tries them in the same
+order at the same position, so the first rule that matches wins exactly as before, in one call.
+States whose rules cannot be joined safely (back-references, named groups, verbose mode, mixed
+flags) keep the rule-by-rule loop, and lexers with their own tokenizer are used as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pygments.lexer import Lexer, RegexLexer
+from pygments.token import Error, Whitespace, _TokenType
+
+__all__ = ["lex"]
+
+Token = tuple[_TokenType, str]
+# pygments' processed rule: (pattern.match, token type or callback or None, state change or None).
+Rule = tuple[Callable[[str, int], "re.Match[str] | None"], Any, Any]
+
+# Flags a rule may add or drop inside a scoped group, (?i-s:...).
+_SCOPED_FLAGS = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s"}
+_LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+
+
+@dataclass(slots=True)
+class _JoinedState:
+    match: Callable[[str, int], re.Match[str] | None]
+    rules_by_group: dict[int, Rule]
+
+
+_State = _JoinedState | list[Rule]
+
+
+def _renumbered(pattern: str, offset: int, prefix: str) -> str | None:
+    """The pattern with its group references moved past the groups of earlier alternatives, and
+    its group names made unique; None when a reference is ambiguous (two digits, octal)."""
+    out = []
+    i = 0
+    in_class = False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            escaped = pattern[i + 1 : i + 2]
+            if not in_class and escaped in "123456789" and escaped:
+                if pattern[i + 2 : i + 3].isdigit():
+                    return None
+                out.append(f"\\{int(escaped) + offset}")
+            else:
+                out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            # a "]" right after "[" or "[^" is a literal member of the class
+            if pattern[i + 1 : i + 2] == "^":
+                out.append("[^")
+                i += 2
+            else:
+                out.append("[")
+                i += 1
+            if pattern[i : i + 1] == "]":
+                out.append("]")
+                i += 1
+            continue
+        elif pattern.startswith("(?P<", i) or pattern.startswith("(?P=", i):
+            out.append(pattern[i : i + 4] + prefix)
+            i += 4
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _alternative(compiled: re.Pattern[str], base_flags: int, offset: int, prefix: str) -> str | None:
+    """A rule's pattern as one alternative of the joined pattern, with its own flags scoped to it."""
+    pattern = compiled.pattern
+    if not pattern:
+        return "()"  # pygments' default(): an empty match, whatever the flags
+    while _LEADING_FLAGS.match(pattern):  # (?i) at the start: already in compiled.flags
+        pattern = pattern[_LEADING_FLAGS.match(pattern).end() :]  # type: ignore[union-attr]
+    flags = compiled.flags
+    if (flags ^ base_flags) & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL) or flags & re.VERBOSE:
+        return None
+    renumbered = _renumbered(pattern, offset, prefix)
+    if renumbered is None:
+        return None
+    added = "".join(letter for flag, letter in _SCOPED_FLAGS.items() if flags & flag and not base_flags & flag)
+    dropped = "".join(letter for flag, letter in _SCOPED_FLAGS.items() if base_flags & flag and not flags & flag)
+    if added or dropped:
+        return f"((?{added}{'-' + dropped if dropped else ''}:{renumbered}))"
+    return f"({renumbered})"
+
+
+def _join(rules: list[Rule]) -> _State:
+    """One pattern for a state's rules, or the rules themselves when joining could change a match."""
+    compiled_rules: list[re.Pattern[str]] = [match.__self__ for match, _a, _s in rules]  # type: ignore[attr-defined]
+    if not compiled_rules:
+        return rules
+    with_text = [c.flags for c in compiled_rules if c.pattern]
+    base_flags = max(set(with_text), key=with_text.count) if with_text else re.UNICODE
+    group = 1
+    rules_by_group: dict[int, Rule] = {}
+    alternatives = []
+    for index, (compiled, rule) in enumerate(zip(compiled_rules, rules, strict=True)):
+        alternative = _alternative(compiled, base_flags, group, f"r{index}_")
+        if alternative is None:
+            return rules
+        rules_by_group[group] = rule
+        alternatives.append(alternative)
+        group += 1 + compiled.groups
+    try:
+        joined = re.compile("|".join(alternatives), base_flags)
+    except re.error:
+        return rules
+    if joined.groups != group - 1:
+        return rules
+    return _JoinedState(joined.match, rules_by_group)
+
+
+_machines: dict[type[Lexer], dict[str, _State]] = {}
+
+
+def _machine(lexer: RegexLexer) -> dict[str, _State]:
+    cls = type(lexer)
+    machine = _machines.get(cls)
+    if machine is None:
+        tokendefs: dict[str, list[Rule]] = lexer._tokens  # type: ignore[attr-defined]
+        machine = {name: _join(rules) for name, rules in tokendefs.items()}
+        _machines[cls] = machine
+    return machine
+
+
+def lex(lexer: Lexer, text: str) -> Iterator[Token]:
+    """The (token type, text) pairs lexer.get_tokens(text) gives, sooner for regex lexers."""
+    own_tokenizer = type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
+    if not isinstance(lexer, RegexLexer) or own_tokenizer or lexer.filters:
+        yield from lexer.get_tokens(text)
+        return
+    text = lexer._preprocess_lexer_input(text)  # type: ignore[attr-defined]
+    for _pos, token, value in _run(lexer, text):
+        yield token, value
+
+
+def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
+    """RegexLexer's state machine over the joined states; the same tokens, in the same order."""
+    machine = _machine(lexer)
+    stack = ["root"]
+    state = machine["root"]
+    pos = 0
+    end = len(text)
+    while True:
+        rule: Rule | None = None
+        m: re.Match[str] | None = None
+        if type(state) is _JoinedState:
+            m = state.match(text, pos)
+            if m is not None:
+                rule = state.rules_by_group[m.lastindex]  # type: ignore[index]
+        else:
+            for candidate in state:  # type: ignore[union-attr]
+                m = candidate[0](text, pos)
+                if m is not None:
+                    rule = candidate
+                    break
+        if rule is None or m is None:
+            if pos >= end:
+                return
+            if text[pos] == "\n":  # at the end of a line an unmatched state falls back to root
+                stack = ["root"]
+                state = machine["root"]
+                yield pos, Whitespace, "\n"
+            else:
+                yield pos, Error, text[pos]
+            pos += 1
+            continue
+        match_rule, action, new_state = rule
+        if action is not None:
+            if type(action) is _TokenType:
+                start, stop = m.span(m.lastindex) if type(state) is _JoinedState else m.span()  # type: ignore[arg-type]
+                yield pos, action, text[start:stop]
+            else:
+                own = match_rule(text, pos) if type(state) is _JoinedState else m
+                yield from action(lexer, own)
+        pos = m.end()
+        if new_state is not None:
+            if type(new_state) is tuple:
+                for name in new_state:
+                    if name == "#pop":
+                        if len(stack) > 1:
+                            stack.pop()
+                    elif name == "#push":
+                        stack.append(stack[-1])
+                    else:
+                        stack.append(name)
+            elif type(new_state) is int:
+                if abs(new_state) >= len(stack):
+                    del stack[1:]
+                else:
+                    del stack[new_state:]
+            elif new_state == "#push":
+                stack.append(stack[-1])
+            state = machine[stack[-1]]

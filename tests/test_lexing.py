@@ -1,0 +1,82 @@
+"""The joined-state lexer driver gives exactly pygments' tokens, for every built-in lexer."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pygments.lexer import RegexLexer
+from pygments.lexers import LEXERS
+
+from sitegen.render.highlight import _lexer_by_name
+from sitegen.render.lexing import _JoinedState, _machine, lex
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Strings, comments, escapes, numbers, tags, heredocs, indentation: something for every lexer's rules.
+SAMPLE = """#!/usr/bin/env x
+// line /* block */ -- dash ; semi % percent
+# hash
+def f(a, b=1): return "str\\"ing" + 'c' + `tick` $var ${x} @deco \\\\
+<tag attr="v">text &amp; </tag> {{ tmpl }} {% block %} <% asp %>
+x = [1, 2.5e10, 0xFF, 0o17, 1_000] ; if (a < b && c > d) { print(a) } else { nil }
+\"\"\"doc
+string\"\"\" r'\\d+' /regex/g <<END
+heredoc \t tab
+END
+  indented:
+    - key: value  (* pascal *) {- haskell -} #| lisp |#
+\r\n"""
+
+
+def _aliases() -> list[str]:
+    return [aliases[0] for _module, _name, aliases, _files, _mimes in LEXERS.values() if aliases]
+
+
+def test_every_builtin_lexer_gives_pygments_tokens() -> None:
+    mismatched = []
+    for alias in _aliases():
+        lexer = _lexer_by_name(alias)
+        if lexer is None:
+            continue
+        expected = list(lexer.get_tokens(SAMPLE))
+        if list(lex(lexer, SAMPLE)) != expected:
+            mismatched.append(alias)
+    assert mismatched == []
+
+
+def test_common_lexers_are_joined() -> None:
+    """The speed comes from joined states: the languages agents read most must get them."""
+    for alias in ("python", "typescript", "tsx", "rust", "go", "bash", "javascript", "java", "c", "css", "html"):
+        lexer = _lexer_by_name(alias)
+        assert isinstance(lexer, RegexLexer)
+        machine = _machine(lexer)
+        assert all(isinstance(state, _JoinedState) for state in machine.values()), alias
+
+
+@pytest.mark.parametrize("alias", ["python", "bash", "rust", "typescript", "html", "c", "ruby", "perl"])
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab1 \t\n\r\"'`\\/*#<>{}()[]$@%-_=:;.,?!&|~^+é→\x00")), max_size=80))
+def test_random_text_gives_pygments_tokens(alias: str, text: str) -> None:
+    lexer = _lexer_by_name(alias)
+    assert lexer is not None
+    assert list(lex(lexer, text)) == list(lexer.get_tokens(text))
+
+
+def test_real_source_files_give_pygments_tokens() -> None:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    cases = [
+        ("python", stdlib / "argparse.py"),
+        ("python", stdlib / "textwrap.py"),
+        ("javascript", ROOT / "static" / "page.js"),
+        ("css", ROOT / "static" / "page.css"),
+        ("html+jinja", ROOT / "templates" / "_entry.html.j2"),
+    ]
+    for alias, path in cases:
+        text = path.read_text(encoding="utf-8")
+        lexer = _lexer_by_name(alias)
+        assert lexer is not None
+        assert list(lex(lexer, text)) == list(lexer.get_tokens(text)), path
