@@ -12,7 +12,8 @@ from pygments.lexer import RegexLexer
 from pygments.lexers import LEXERS
 
 from sitegen.render.highlight import _lexer_by_name
-from sitegen.render.lexing import _JoinedState, _machine, lex
+from sitegen.render import lexing
+from sitegen.render.lexing import _machine, lex
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,6 +31,14 @@ END
   indented:
     - key: value  (* pascal *) {- haskell -} #| lisp |#
 \r\n"""
+
+
+@pytest.fixture(autouse=True, params=["joined", "rule by rule"])
+def join_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs with states joined at once and with states never joined."""
+    monkeypatch.setattr(lexing, "JOIN_AFTER", 1 if request.param == "joined" else 10**9)
+    monkeypatch.setattr(lexing, "_machines", {})
+    return str(request.param)
 
 
 def _aliases() -> list[str]:
@@ -53,8 +62,9 @@ def test_common_lexers_are_joined() -> None:
     for alias in ("python", "typescript", "tsx", "rust", "go", "bash", "javascript", "java", "c", "css", "html"):
         lexer = _lexer_by_name(alias)
         assert isinstance(lexer, RegexLexer)
-        machine = _machine(lexer)
-        assert all(isinstance(state, _JoinedState) for state in machine.values()), alias
+        for state in _machine(lexer).values():
+            state.join()
+            assert state.joined is not None, alias
 
 
 @pytest.mark.parametrize("alias", ["python", "bash", "rust", "typescript", "html", "c", "ruby", "perl"])

@@ -1,10 +1,12 @@
-"""A faster driver for pygments' regex lexers: each state's rules joined into one pattern.
+"""A faster driver for pygments' regex lexers: a busy state's rules joined into one pattern.
 
 pygments tries a state's rules one `match` call at a time, about sixteen calls per token in
 typical code. Joined as alternatives of one pattern, the regex engine tries them in the same
 order at the same position, so the first rule that matches wins exactly as before, in one call.
-States whose rules cannot be joined safely (back-references, named groups, verbose mode, mixed
-flags) keep the rule-by-rule loop, and lexers with their own tokenizer are used as they are.
+Compiling a joined pattern costs milliseconds, so a state is joined only once it has matched
+JOIN_AFTER tokens in this process. States whose rules cannot be joined safely (back-references,
+verbose mode, flags that cannot be scoped) keep the rule-by-rule loop, and lexers with their own
+tokenizer are used as they are.
 """
 
 from __future__ import annotations
@@ -28,13 +30,26 @@ _SCOPED_FLAGS = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s"}
 _LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
 
-@dataclass(slots=True)
-class _JoinedState:
-    match: Callable[[str, int], re.Match[str] | None]
-    rules_by_group: dict[int, Rule]
+# Tokens a state matches rule by rule before its joined pattern is compiled (about the point where
+# the compile pays for itself).
+JOIN_AFTER = 1000
 
 
-_State = _JoinedState | list[Rule]
+class _State:
+    """A state's rules, and once it is busy, the joined pattern and its rule per group number."""
+
+    __slots__ = ("joined", "rules", "rules_by_group", "uses")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.joined: Callable[[str, int], re.Match[str] | None] | None = None
+        self.rules_by_group: dict[int, Rule] = {}
+        self.uses = 0
+
+    def join(self) -> None:
+        joined = _join(self.rules)
+        if joined is not None:
+            self.joined, self.rules_by_group = joined
 
 
 def _renumbered(pattern: str, offset: int, prefix: str) -> str | None:
@@ -99,11 +114,14 @@ def _alternative(compiled: re.Pattern[str], base_flags: int, offset: int, prefix
     return f"({renumbered})"
 
 
-def _join(rules: list[Rule]) -> _State:
-    """One pattern for a state's rules, or the rules themselves when joining could change a match."""
+def _join(
+    rules: list[Rule],
+) -> tuple[Callable[[str, int], re.Match[str] | None], dict[int, Rule]] | None:
+    """One pattern for a state's rules and the rule of each alternative's group; None when joining
+    could change a match."""
     compiled_rules: list[re.Pattern[str]] = [match.__self__ for match, _a, _s in rules]  # type: ignore[attr-defined]
     if not compiled_rules:
-        return rules
+        return None
     with_text = [c.flags for c in compiled_rules if c.pattern]
     base_flags = max(set(with_text), key=with_text.count) if with_text else re.UNICODE
     group = 1
@@ -112,17 +130,17 @@ def _join(rules: list[Rule]) -> _State:
     for index, (compiled, rule) in enumerate(zip(compiled_rules, rules, strict=True)):
         alternative = _alternative(compiled, base_flags, group, f"r{index}_")
         if alternative is None:
-            return rules
+            return None
         rules_by_group[group] = rule
         alternatives.append(alternative)
         group += 1 + compiled.groups
     try:
         joined = re.compile("|".join(alternatives), base_flags)
     except re.error:
-        return rules
+        return None
     if joined.groups != group - 1:
-        return rules
-    return _JoinedState(joined.match, rules_by_group)
+        return None
+    return joined.match, rules_by_group
 
 
 _machines: dict[type[Lexer], dict[str, _State]] = {}
@@ -133,7 +151,7 @@ def _machine(lexer: RegexLexer) -> dict[str, _State]:
     machine = _machines.get(cls)
     if machine is None:
         tokendefs: dict[str, list[Rule]] = lexer._tokens  # type: ignore[attr-defined]
-        machine = {name: _join(rules) for name, rules in tokendefs.items()}
+        machine = {name: _State(rules) for name, rules in tokendefs.items()}
         _machines[cls] = machine
     return machine
 
@@ -159,16 +177,20 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
     while True:
         rule: Rule | None = None
         m: re.Match[str] | None = None
-        if type(state) is _JoinedState:
-            m = state.match(text, pos)
+        joined = state.joined
+        if joined is not None:
+            m = joined(text, pos)
             if m is not None:
                 rule = state.rules_by_group[m.lastindex]  # type: ignore[index]
         else:
-            for candidate in state:  # type: ignore[union-attr]
+            for candidate in state.rules:
                 m = candidate[0](text, pos)
                 if m is not None:
                     rule = candidate
                     break
+            state.uses += 1
+            if state.uses == JOIN_AFTER:
+                state.join()
         if rule is None or m is None:
             if pos >= end:
                 return
@@ -183,10 +205,10 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
         match_rule, action, new_state = rule
         if action is not None:
             if type(action) is _TokenType:
-                start, stop = m.span(m.lastindex) if type(state) is _JoinedState else m.span()  # type: ignore[arg-type]
+                start, stop = m.span(m.lastindex) if joined is not None else m.span()  # type: ignore[arg-type]
                 yield pos, action, text[start:stop]
             else:
-                own = match_rule(text, pos) if type(state) is _JoinedState else m
+                own = match_rule(text, pos) if joined is not None else m
                 yield from action(lexer, own)
         pos = m.end()
         if new_state is not None:
