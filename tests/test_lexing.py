@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from pygments.lexer import RegexLexer
 from pygments.lexers import LEXERS
 
-from sitegen.render.highlight import _lexer_by_name
 from sitegen.render import lexing
+from sitegen.render.highlight import _lexer_by_name
 from sitegen.render.lexing import _machine, lex
 
 ROOT = Path(__file__).resolve().parent.parent

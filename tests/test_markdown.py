@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -38,3 +40,25 @@ def test_lexers_come_from_file_names_only() -> None:
     assert lexer_name_for_path("build/CMakeLists.txt") == "cmake"
     assert lexer_name_for_path("notes.txt") == "text"
     assert lexer_name_for_path("README") is None
+
+
+def test_file_names_get_the_lexer_pygments_would_choose() -> None:
+    """For a name made from every pattern pygments knows (plus a prefix and a suffix), the choice is
+    pygments' own find_lexer_class_for_filename (without content)."""
+    from pygments.lexers import LEXERS, find_lexer_class_for_filename
+
+    from sitegen.render.highlight import _lexer_for_name
+
+    names = set()
+    for _module, _name, _aliases, patterns, _mimes in LEXERS.values():
+        for pattern in patterns:
+            name = re.sub(r"\[(.)[^\]]*\]", r"\1", pattern).replace("*", "file").replace("?", "x")
+            names.update({name, f"a.{name}", f"{name}.bak"})
+    mismatched = []
+    for name in sorted(names):
+        expected = find_lexer_class_for_filename(name)
+        alias = expected.aliases[0] if expected is not None and expected.aliases else None
+        if _lexer_for_name(name) != alias:
+            mismatched.append((name, alias, _lexer_for_name(name)))
+    assert len(names) > 2000
+    assert mismatched == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from markupsafe import Markup
@@ -98,20 +99,42 @@ def _whole_names() -> frozenset[str]:
 _WHOLE_NAMES = _whole_names()
 
 
+@dataclass(frozen=True, slots=True)
+class _NameIndex:
+    """pygments' file name patterns by kind: exact names, "*.suffix", and the few real globs.
+    fnmatch compiles a regex per pattern on first use, 40 ms for all 900: only the globs need one."""
+
+    exact: dict[str, list[str]]
+    by_suffix: dict[str, list[str]]
+    globs: list[tuple[str, str]]
+
+
 @cache
-def _filename_patterns() -> list[tuple[str, str]]:
-    """(file name pattern, lexer alias) for every built-in lexer, read from pygments' index."""
-    return [
-        (pattern, aliases[0]) for _m, _n, aliases, patterns, _t in LEXERS.values() if aliases for pattern in patterns
-    ]
+def _name_index() -> _NameIndex:
+    index = _NameIndex({}, {}, [])
+    for _module, _name, aliases, patterns, _mimes in LEXERS.values():
+        if not aliases:
+            continue
+        for pattern in patterns:
+            if not any(c in pattern for c in "*?["):
+                index.exact.setdefault(pattern, []).append(aliases[0])
+            elif pattern.startswith("*.") and not any(c in pattern[1:] for c in "*?["):
+                index.by_suffix.setdefault(pattern[1:], []).append(aliases[0])
+            else:
+                index.globs.append((pattern, aliases[0]))
+    return index
 
 
 @lru_cache(maxsize=1024)
 def _lexer_for_name(name: str) -> str | None:
     """pygments' choice for a file name without its slow parts (plugin scan, loading every lexer)."""
-    matches = {
-        (alias, "*" not in pattern) for pattern, alias in _filename_patterns() if fnmatch.fnmatchcase(name, pattern)
-    }
+    index = _name_index()
+    matches = {(alias, True) for alias in index.exact.get(name, [])}
+    dot = name.find(".")
+    while dot != -1:
+        matches.update((alias, False) for alias in index.by_suffix.get(name[dot:], []))
+        dot = name.find(".", dot + 1)
+    matches.update((alias, False) for pattern, alias in index.globs if fnmatch.fnmatchcase(name, pattern))
     if not matches:
         return None
     if len({alias for alias, _ in matches}) == 1:
