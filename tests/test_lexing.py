@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pickle
+import re
+import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -9,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pygments.lexer import RegexLexer
-from pygments.lexers import LEXERS
+from pygments.lexers import LEXERS, PythonLexer
 
 from sitegen.render import lexing
 from sitegen.render.highlight import _lexer_by_name
-from sitegen.render.lexing import _machine, lex
+from sitegen.render.lexing import _machine, lex, prepare_lexer_class
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,16 +49,54 @@ def _aliases() -> list[str]:
     return [aliases[0] for _module, _name, aliases, _files, _mimes in LEXERS.values() if aliases]
 
 
-def test_every_builtin_lexer_gives_pygments_tokens() -> None:
+# pygments alone, in a process where sitegen has not prepared any lexer class.
+_VANILLA = """
+import pickle, sys
+from pygments.lexers import LEXERS, get_lexer_by_name
+text = sys.stdin.read()
+out = {}
+for _m, _n, aliases, _f, _t in LEXERS.values():
+    if aliases:
+        lexer = get_lexer_by_name(aliases[0], stripnl=False, ensurenl=False)
+        out[aliases[0]] = [(str(token), value) for token, value in lexer.get_tokens(text)]
+sys.stdout.buffer.write(pickle.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def vanilla_tokens() -> dict[str, list[tuple[str, str]]]:
+    done = subprocess.run([sys.executable, "-c", _VANILLA], input=SAMPLE.encode(), capture_output=True, check=True)
+    tokens: dict[str, list[tuple[str, str]]] = pickle.loads(done.stdout)
+    return tokens
+
+
+def test_every_builtin_lexer_gives_pygments_tokens(vanilla_tokens: dict[str, list[tuple[str, str]]]) -> None:
+    """Lazily compiled rules, joined states, same tokens as pygments on its own, for all 596 lexers."""
     mismatched = []
     for alias in _aliases():
         lexer = _lexer_by_name(alias)
-        if lexer is None:
-            continue
-        expected = list(lexer.get_tokens(SAMPLE))
-        if list(lex(lexer, SAMPLE)) != expected:
+        assert lexer is not None
+        ours = [(str(token), value) for token, value in lex(lexer, SAMPLE)]
+        if ours != vanilla_tokens[alias]:
             mismatched.append(alias)
+    assert len(vanilla_tokens) > 500
     assert mismatched == []
+
+
+def test_rules_are_compiled_when_first_tried() -> None:
+    class Fresh(PythonLexer):  # its own token table, processed by sitegen
+        pass
+
+    prepare_lexer_class(Fresh)
+    rules = [rule for state in Fresh._tokens.values() for rule in state]  # type: ignore[attr-defined]
+    bound = type(re.compile("").match)
+    # pygments compiles default() rules itself: their pattern is empty
+    assert all(type(match) is not bound or match.__self__.pattern == "" for match, _a, _s in rules)
+    lexer = Fresh(stripnl=False, ensurenl=False)
+    assert list(lex(lexer, "x = 1\n")) == list(PythonLexer(stripnl=False, ensurenl=False).get_tokens("x = 1\n"))
+    rules = [rule for state in Fresh._tokens.values() for rule in state]  # type: ignore[attr-defined]
+    compiled = [match for match, _a, _s in rules if type(match) is bound and match.__self__.pattern]
+    assert 0 < len(compiled) < len(rules) / 2
 
 
 def test_common_lexers_are_joined() -> None:

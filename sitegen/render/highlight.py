@@ -10,11 +10,10 @@ from functools import cache, lru_cache
 
 from markupsafe import Markup
 from pygments.lexer import Lexer
-from pygments.lexers import LEXERS, get_lexer_by_name
+from pygments.lexers import LEXERS, find_lexer_class_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
-from pygments.util import ClassNotFound
 
-from sitegen.render.lexing import lex
+from sitegen.render.lexing import lex, prepare_lexer_class
 from sitegen.render.text import escape_text
 
 __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
@@ -24,12 +23,21 @@ __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
 HIGHLIGHT_LIMIT = 16_000
 
 
+@cache
+def _builtin_aliases() -> frozenset[str]:
+    return frozenset(alias for _module, _name, aliases, _files, _mimes in LEXERS.values() for alias in aliases)
+
+
 @lru_cache(maxsize=512)
 def _lexer_by_name(name: str) -> Lexer | None:
-    try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
-    except ClassNotFound:
+    """pygments' built-in lexer for an alias. Plugin lexers are left out: looking for them scans
+    every installed package, and a page should not depend on what else is installed."""
+    alias = name.lower()
+    if alias not in _builtin_aliases():
         return None
+    cls = find_lexer_class_by_name(alias)
+    prepare_lexer_class(cls)
+    return cls(stripnl=False, ensurenl=False)
 
 
 # Token types the page's themes draw in the plain text colour: spans for them would only add bytes

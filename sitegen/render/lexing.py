@@ -12,13 +12,14 @@ tokenizer are used as they are.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pygments.lexer import Lexer, RegexLexer
+from pygments.lexer import Lexer, RegexLexer, RegexLexerMeta
 from pygments.token import Error, Whitespace, _TokenType
 
-__all__ = ["lex"]
+__all__ = ["lex", "prepare_lexer_class"]
 
 Token = tuple[_TokenType, str]
 # pygments' processed rule: (pattern.match, token type or callback or None, state change or None).
@@ -118,7 +119,7 @@ def _join(
 ) -> tuple[Callable[[str, int], re.Match[str] | None], dict[int, Rule]] | None:
     """One pattern for a state's rules and the rule of each alternative's group; None when joining
     could change a match."""
-    compiled_rules: list[re.Pattern[str]] = [match.__self__ for match, _a, _s in rules]  # type: ignore[attr-defined]
+    compiled_rules = [_compiled(match) for match, _action, _new_state in rules]
     if not compiled_rules:
         return None
     with_text = [c.flags for c in compiled_rules if c.pattern]
@@ -140,6 +141,70 @@ def _join(
     if joined.groups != group - 1:
         return None
     return joined.match, rules_by_group
+
+
+class _LazyMatch:
+    """A rule's pattern compiled on its first use: pygments compiles every rule of every state when a
+    lexer class is first used (20 ms for Python or TypeScript), most of which a small page never
+    tries. Once compiled it puts the pattern's own match method in its place in every state that
+    includes the rule."""
+
+    __slots__ = ("flags", "pattern", "regex", "slots")
+
+    def __init__(self, regex: Any, flags: int) -> None:
+        self.regex = regex
+        self.flags = flags
+        self.pattern: re.Pattern[str] | None = None
+        self.slots: list[tuple[list[Rule], int]] = []
+
+    def compile(self) -> re.Pattern[str]:
+        if self.pattern is None:
+            # pygments' words() and other Futures make their pattern when asked
+            regex = self.regex if isinstance(self.regex, str) else self.regex.get()
+            self.pattern = re.compile(regex, self.flags)
+            for rules, index in self.slots:
+                _lazy, action, new_state = rules[index]
+                rules[index] = (self.pattern.match, action, new_state)
+        return self.pattern
+
+    def __call__(self, text: str, pos: int, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compile().match(text, pos, endpos)
+
+
+def _lazy_process_regex(cls: type, regex: Any, rflags: int, state: str) -> _LazyMatch:
+    return _LazyMatch(regex, rflags)
+
+
+# The metaclass method through which pygments compiles each rule's pattern.
+_COMPILE_HOOK = "_process_regex"
+
+
+def prepare_lexer_class(cls: type[Lexer]) -> None:
+    """Process a regex lexer class's token definitions as pygments would on first instantiation, but
+    with each rule's pattern compiled only when first tried."""
+    if not isinstance(cls, RegexLexerMeta) or "_tokens" in cls.__dict__ or getattr(cls, "token_variants", False):
+        return
+    original = getattr(RegexLexerMeta, _COMPILE_HOOK)
+    if getattr(type(cls), _COMPILE_HOOK) is not original:
+        return  # a metaclass with its own pattern handling (pygments' profiling lexer)
+    setattr(RegexLexerMeta, _COMPILE_HOOK, _lazy_process_regex)
+    try:
+        cls._all_tokens = {}  # type: ignore[attr-defined]
+        cls._tmpname = 0  # type: ignore[attr-defined]
+        tokens: dict[str, list[Rule]] = cls.process_tokendef("", cls.get_tokendefs())  # type: ignore[attr-defined]
+    finally:
+        setattr(RegexLexerMeta, _COMPILE_HOOK, original)
+    for rules in tokens.values():
+        for index, (match, _action, _new_state) in enumerate(rules):
+            if isinstance(match, _LazyMatch):
+                match.slots.append((rules, index))
+    cls._tokens = tokens  # type: ignore[attr-defined]
+
+
+def _compiled(match: Callable[[str, int], re.Match[str] | None]) -> re.Pattern[str]:
+    if isinstance(match, _LazyMatch):
+        return match.compile()
+    return match.__self__  # type: ignore[attr-defined,no-any-return]
 
 
 _machines: dict[type[Lexer], dict[str, _State]] = {}
