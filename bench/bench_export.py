@@ -175,6 +175,9 @@ def child_env(home: Path, **extra: str) -> dict[str, str]:
     env["HOME"] = str(home)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
     env.pop("PYTHONTRACEMALLOC", None)
+    # An installed package has its bytecode compiled (pip does it); with this set, as in some
+    # sandboxes, an editable checkout would compile every sitegen module on every run instead.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(extra)
     return env
 

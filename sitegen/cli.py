@@ -292,12 +292,11 @@ def export_command(
     odek_dir: OdekDirOption = None,
 ) -> None:
     """Write one self-contained HTML page for a session."""
-    from sitegen.redact import Redactor
     from sitegen.render.export import export_page, load_transcript
 
     path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
-    redactor = Redactor() if redact else None
+    redactor = _redactor() if redact else None
     target = _export_target(output, path)
     export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))
     if redactor is not None:
@@ -400,6 +399,12 @@ def _export_target(output: Path | None, session: Path) -> Path:
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")
     return target
+
+
+def _redactor() -> Any:
+    from sitegen.redact import Redactor  # its patterns take a while to compile: only when redacting
+
+    return Redactor()
 
 
 def _filters(redactor: Any) -> dict[str, Any]:
