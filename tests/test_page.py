@@ -270,3 +270,17 @@ def test_abandoned_two_core_render_leaves_no_child() -> None:
     chunks.close()
     assert _children() == before  # killed and reaped: no zombie
     assert b"".join(render_in_two(render, [1, 2], [3, 4])) == b"1234"
+
+
+def test_custom_entries_show_their_data_escaped_and_markers_no_raw_json(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "hello")
+    b.add("custom", "c1", customType="checkpoint", data={"seq": 7, "note": "<b>x</b> & \"q\""})
+    b.add("model_change", "m1", provider="openai", modelId="gpt-5")
+    page = export_html(load_transcript(b.write(tmp_path / "s.jsonl")))
+    custom = page[page.index('id="entry-c1"') : page.index('id="entry-m1"')]
+    assert '<details class="raw"><summary>data</summary>' in custom
+    assert '"note": "&lt;b&gt;x&lt;/b&gt; &amp; \\"q\\""' in custom  # the data, quotes as they are
+    assert '"parentId"' not in custom  # not the whole entry again
+    model = page[page.index('id="entry-m1"') :]
+    assert 'class="raw"' not in model[: model.index("</article>")]

@@ -20,7 +20,7 @@ from sitegen.render.attachments import AttachmentResolver
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
 from sitegen.render.markdown import MarkdownRenderer
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
-from sitegen.render.text import fold_text, human_size
+from sitegen.render.text import escape_text, fold_text, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import resource_dir
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
@@ -127,7 +127,7 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
 
 def template_environment() -> Environment:
     """The jinja environment for every page: bundled templates, autoescape always on."""
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(resource_dir("templates"))),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -135,6 +135,10 @@ def template_environment() -> Environment:
         lstrip_blocks=True,
         bytecode_cache=_bytecode_cache(),
     )
+    # `| text` escapes for element content only (quotes kept, a fifth smaller for JSON); never use
+    # it inside an attribute, where autoescape's full escaping is needed.
+    env.filters["text"] = escape_text
+    return env
 
 
 def asset_text(name: str) -> str:

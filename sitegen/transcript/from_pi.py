@@ -203,7 +203,11 @@ def node_of_entry(entry: Entry, index: int) -> Node:
         if kind == "model_change":
             node.model = model_of_change(entry) or ""
             node.meta["role"] = entry.get("role") or "default"
-        node.meta["raw"] = json_text(entry)
+        if node.kind == "notice":
+            node.meta["raw"] = json_text(entry)
+        elif kind == "custom" and "data" in entry:
+            # what an extension stored; the rest of the entry is already on the page
+            node.meta["raw"] = json_text(entry["data"])
         for key in (
             "thinkingLevel",
             "mode",
