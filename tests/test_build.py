@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
-from sessions import SessionBuilder, text
+from sessions import SessionBuilder, text, tool_call
 from site_helpers import build, crawl, make_session, page_text
 from typer.testing import CliRunner
 
@@ -277,3 +279,53 @@ def test_a_folder_sitegen_did_not_make_is_left_alone(tmp_path: Path, agent: Path
     assert result.exit_code == 1 and "not made by sitegen" in result.stderr
     assert (mine / "projects" / "notes.html").read_text() == "ZZ_MY_NOTES_ZZ"
     assert sorted(p.name for p in mine.iterdir()) == ["projects"]
+
+
+def _append_user_line(path: Path, entry_id: str, parent: str) -> None:
+    entry = {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-02-01T00:00:00.000Z",
+        "message": {"role": "user", "content": f"ZZ_{entry_id}_ZZ", "timestamp": 1},
+    }
+    with open(path, "ab") as handle:
+        handle.write(orjson.dumps(entry) + b"\n")
+
+
+def test_highlighted_code_is_reused_by_the_next_build_and_dropped_with_its_session(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    b = SessionBuilder(session_id="code-1", cwd="/work/code")
+    b.user("u1", "show me the file")
+    b.assistant("a1", [tool_call("c1", "read", path="src/app.py")])
+    b.tool_result("r1", "c1", "read", "def answer():\n    return 42\n")
+    path = b.write(agent / "sessions" / "--work-code--" / "2026-01-01T00-00-00-000Z_code-1.jsonl")
+    site = tmp_path / "site"
+
+    def cli_build() -> None:  # a fresh process each time: only the disk can carry fragments over
+        command = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
+        subprocess.run([*command, "build", "--out", str(site), "--agent-dir", str(agent)], check=True, cwd=tmp_path)
+
+    cli_build()
+    store = site / ".sitegen" / "fragments" / "2026-01-01T00-00-00-000Z_code-1.json"
+    data = orjson.loads(store.read_bytes())
+    [(key, html)] = data["fragments"].items()
+    assert key.startswith("python:") and "<span class=k>def" in html
+    data["fragments"][key] = "ZZ_FROM_STORE_ZZ"
+    store.write_bytes(orjson.dumps(data))
+
+    _append_user_line(path, "late0001", "r1")
+    cli_build()
+    page = page_text(session_page(site, "code-1"))
+    assert "ZZ_late0001_ZZ" in page and "ZZ_FROM_STORE_ZZ" in page  # not highlighted again
+
+    data["namespace"] = "made by an older sitegen"
+    store.write_bytes(orjson.dumps(data))
+    _append_user_line(path, "late0002", "late0001")
+    cli_build()
+    page = page_text(session_page(site, "code-1"))
+    assert "ZZ_FROM_STORE_ZZ" not in page and "<span class=k>def" in page
+
+    path.unlink()
+    build(site, agent)
+    assert not store.exists()

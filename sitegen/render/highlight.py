@@ -13,6 +13,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import LEXERS, find_lexer_class_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 
+from sitegen.render.fragments import FragmentStore
 from sitegen.render.lexing import lex, prepare_lexer_class
 from sitegen.render.text import escape_text
 
@@ -158,25 +159,34 @@ def _lexer_for_name(name: str) -> str | None:
 
 
 class Highlighter:
-    """Highlights code to class-based HTML; the same text is never highlighted twice."""
+    """Highlights code to class-based HTML; the same text is never highlighted twice, and with a
+    fragment store not even in the next build."""
 
-    def __init__(self, limit: int = HIGHLIGHT_LIMIT) -> None:
+    def __init__(self, limit: int = HIGHLIGHT_LIMIT, fragments: FragmentStore | None = None) -> None:
         self.limit = limit
-        self._cache: dict[tuple[str, bytes], Markup] = {}
+        self.fragments = fragments
+        self._cache: dict[str, Markup] = {}
         self.hits = 0
 
     def code(self, text: str, language: str | None) -> Markup:
         """Inner HTML for a <pre><code>: highlighted when the language is known and the block small."""
-        lexer = _lexer_by_name(language.strip().lower()) if language else None
-        if lexer is None or len(text) > self.limit:
+        alias = language.strip().lower() if language else ""
+        if not alias or len(text) > self.limit or alias not in _builtin_aliases():
             return escape_text(text)
-        key = (lexer.name, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
-        cached = self._cache.get(key)
-        if cached is not None:
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        key = f"{alias}:{digest}"
+        html = self._cache.get(key)
+        if html is None and self.fragments is not None and (stored := self.fragments.get(key)) is not None:
+            html = self._cache[key] = Markup(stored)
+        if html is not None:
             self.hits += 1
-            return cached
-        html = Markup(format_tokens(lexer, text))
-        self._cache[key] = html
+        else:
+            lexer = _lexer_by_name(alias)
+            if lexer is None:
+                return escape_text(text)
+            html = self._cache[key] = Markup(format_tokens(lexer, text))
+        if self.fragments is not None:
+            self.fragments.keep(key, html)
         return html
 
     def prepare(self, languages: Iterable[str | None]) -> None:

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from sitegen import __version__
 from sitegen.fileio import replacing
 from sitegen.render.attachments import AttachmentResolver
+from sitegen.render.fragments import FragmentStore
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
 from sitegen.render.markdown import MarkdownRenderer
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
@@ -198,8 +199,8 @@ def _snippet(node: Node, label: str | None) -> str:
 class PageRenderer:
     """Holds the template environment and the caches that may be shared across many pages."""
 
-    def __init__(self) -> None:
-        self.highlighter = Highlighter()
+    def __init__(self, fragments: FragmentStore | None = None) -> None:
+        self.highlighter = Highlighter(fragments=fragments)
         self.markdown = MarkdownRenderer(self.highlighter)
         self.env = template_environment()
         self.env.globals.update(

@@ -19,7 +19,7 @@ from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
-from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
+from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
 from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
@@ -112,6 +112,7 @@ def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
     page = site_dir / entry.page
     page.unlink(missing_ok=True)
     (site_dir / related_script(entry.page)).unlink(missing_ok=True)
+    fragments_path(site_dir, entry.key).unlink(missing_ok=True)
     # Subagent pages live in a folder named like the page.
     shutil.rmtree(page.with_suffix(""), ignore_errors=True)
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from sitegen.site.records import SessionRecord
 
-__all__ = ["RenderJob", "RenderOutcome", "related_script", "relative_url"]
+__all__ = ["RenderJob", "RenderOutcome", "fragments_path", "related_script", "relative_url"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,11 @@ def relative_url(from_page: str, to_path: str) -> str:
     """A URL from one site-relative page to another site-relative path."""
     start = PurePosixPath(from_page).parent
     return os.path.relpath(to_path, start if str(start) != "." else ".").replace(os.sep, "/")
+
+
+def fragments_path(site_dir: Path, key: str) -> Path:
+    """Where a session's highlighted fragments wait for its next render (sitegen.render.fragments)."""
+    return site_dir / ".sitegen" / "fragments" / f"{key}.json"
 
 
 def related_script(page: str) -> str:

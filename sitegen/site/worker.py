@@ -7,9 +7,10 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from sitegen.errors import SitegenError
+from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
-from sitegen.site.jobs import RenderJob, RenderOutcome, related_script, relative_url
+from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
 from sitegen.site.records import SessionRecord, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, store_search_entries
@@ -22,9 +23,14 @@ __all__ = ["render_job", "session_record"]
 
 
 @cache
+def _fragments() -> FragmentStore:
+    return FragmentStore()
+
+
+@cache
 def _renderer() -> PageRenderer:
     """One renderer per worker process, so the highlight cache is shared by all its pages."""
-    return PageRenderer()
+    return PageRenderer(_fragments())
 
 
 def _options(job: RenderJob, page: str) -> PageOptions:
@@ -130,6 +136,8 @@ def _call_anchor(transcript: Transcript, agent_id: str) -> str:
 def render_job(job: RenderJob) -> RenderOutcome:
     """Load, render and write one session; a broken file becomes a problem, never an exception."""
     outcome = RenderOutcome(key=job.key, source=job.source)
+    fragments = _fragments()
+    fragments.load(fragments_path(Path(job.site_dir), job.key))
     try:
         transcript = load_transcript(Path(job.source), [Path(d) for d in job.default_agent_dirs])
         subagents = _render_subagents(job, transcript, outcome)
@@ -143,6 +151,7 @@ def render_job(job: RenderJob) -> RenderOutcome:
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
         outcome.record.terms = session_terms(transcript)
         store_search_entries(Path(job.site_dir), job.key, extract_search_entries(transcript))
+        fragments.save(fragments_path(Path(job.site_dir), job.key))
     except SitegenError as error:
         outcome.problem = str(error)
     except (OSError, ValueError, RecursionError, MemoryError) as error:

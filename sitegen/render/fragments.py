@@ -1,0 +1,62 @@
+"""Highlighted code kept between site builds, per session: a session that grew by one line is not
+highlighted again from scratch (pygments is most of a page's cost, and a cold process must first
+compile every lexer it uses)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from functools import cache
+from pathlib import Path
+
+import orjson
+import pygments
+
+from sitegen.fileio import replace_file
+
+__all__ = ["FragmentStore"]
+
+# The code that makes a fragment: a change to it (or to pygments) makes every stored fragment stale.
+_MAKERS = ("highlight.py", "lexing.py", "text.py")
+
+
+@cache
+def _namespace() -> str:
+    digest = hashlib.blake2b(pygments.__version__.encode(), digest_size=12)
+    for name in _MAKERS:
+        digest.update((Path(__file__).parent / name).read_bytes())
+    return digest.hexdigest()
+
+
+class FragmentStore:
+    """The fragments one page may reuse (loaded from its file) and those it used (saved back), so a
+    page's file holds exactly what its latest render needed."""
+
+    def __init__(self) -> None:
+        self._stored: dict[str, str] = {}
+        self._used: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self._stored.get(key)
+
+    def keep(self, key: str, html: str) -> None:
+        self._used[key] = html
+
+    def load(self, path: Path) -> None:
+        """Start a page: what its file holds becomes reusable; a missing or stale file is no error."""
+        self._used = {}
+        self._stored = {}
+        try:
+            data = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return
+        if isinstance(data, dict) and data.get("namespace") == _namespace():
+            fragments = data.get("fragments")
+            if isinstance(fragments, dict):
+                self._stored = {k: v for k, v in fragments.items() if isinstance(v, str)}
+
+    def save(self, path: Path) -> None:
+        """End a page: its file now holds the fragments this render used."""
+        used, self._stored, self._used = self._used, {}, {}
+        with contextlib.suppress(OSError):  # without it the next render is only slower
+            replace_file(path, orjson.dumps({"namespace": _namespace(), "fragments": used}))
