@@ -156,18 +156,25 @@ def compute_stats(records: Sequence[SessionRecord]) -> Stats:
         used = {m or UNKNOWN_MODEL for m in record.models} | {u.model or UNKNOWN_MODEL for u in record.usage}
         for name in used:
             models.setdefault(name, Tally(name=name, key=name)).sessions += 1
+        # Summed per (model, day) first: a session has thousands of usage rows but few such groups.
+        groups: dict[tuple[str, str], Tally] = {}
         for usage in record.usage:
             if usage.key in seen:
                 stats.duplicates += 1
                 continue
             seen.add(usage.key)
-            stats.totals.add_usage(usage)
-            project.add_usage(usage)
-            model = usage.model or UNKNOWN_MODEL
-            models.setdefault(model, Tally(name=model, key=model)).add_usage(usage)
-            usage_day = _day_of_text(usage.day)
+            group = groups.get((usage.model, usage.day))
+            if group is None:
+                group = groups[(usage.model, usage.day)] = Tally()
+            group.add_usage(usage)
+        for (model_name, day_text), group in groups.items():
+            stats.totals.merge(group)
+            project.merge(group)
+            model = model_name or UNKNOWN_MODEL
+            models.setdefault(model, Tally(name=model, key=model)).merge(group)
+            usage_day = _day_of_text(day_text)
             if usage_day is not None:
-                stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat())).add_usage(usage)
+                stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat())).merge(group)
     stats.days = dict(sorted(stats.days.items()))
     stats.models = _sorted_tallies(models)
     stats.projects = _sorted_tallies(projects)
