@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +147,19 @@ def branching_session() -> SessionBuilder:
     )
     b.tool_result("tres0003", "call0003", "edit", "Edited.")
     return b
+
+
+@contextmanager
+def shallow_stack(headroom: int = 80) -> Iterator[None]:
+    """A recursion limit just above the current depth: any recursive walk of a deep tree fails."""
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + headroom)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import copy
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
+from sessions import shallow_stack
 
 from sitegen.session.context import LAST_ENTRY, build_session_context, model_of_change
 from sitegen.session.session import open_session
@@ -466,20 +464,6 @@ def test_pi_fixture_models() -> None:
 
 # --- robustness -------------------------------------------------------------------------------------
 
-
-@contextmanager
-def shallow_stack(headroom: int = 80) -> Iterator[None]:
-    depth = 0
-    frame = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back  # type: ignore[assignment]
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + headroom)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 def test_parent_cycle_terminates() -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from sessions import shallow_stack
 
 from sitegen.session.session import open_session
 from sitegen.session.tree import SessionTree
@@ -34,21 +32,6 @@ def label(entry_id: str, parent: str | None, second: int, target: str, text: obj
         e["label"] = text
     return e
 
-
-@contextmanager
-def shallow_stack(headroom: int = 80) -> Iterator[None]:
-    """A recursion limit just above the current depth: any recursive walk of a deep tree fails."""
-    depth = 0
-    frame = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back  # type: ignore[assignment]
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + headroom)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 # --- the seed file ----------------------------------------------------------------------------------
