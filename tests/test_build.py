@@ -329,3 +329,21 @@ def test_highlighted_code_is_reused_by_the_next_build_and_dropped_with_its_sessi
     path.unlink()
     build(site, agent)
     assert not store.exists()
+
+
+def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path, agent: Path) -> None:
+    """A site that is up to date costs start-up only: the render stack and multiprocessing stay unloaded."""
+    site = tmp_path / "site"
+    build(site, agent)
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from sitegen.site.build import BuildConfig, build_site\n"
+        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
+        " use_default_dirs=False, jobs=2))\n"
+        "assert not result.changed\n"
+        "heavy = {'sitegen.render.page', 'jinja2', 'pygments.lexer', 'markdown_it', 'multiprocessing'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
