@@ -368,7 +368,7 @@ def profile(session: Path) -> None:
     import pstats
 
     sys.path.insert(0, str(ROOT))
-    from sitegen.render.export import export_html, load_transcript, write_page
+    from sitegen.render.export import export_page, load_transcript
 
     profiler = cProfile.Profile()
     page = OUT / "export" / f"{session.stem}.profile.html"
@@ -376,13 +376,11 @@ def profile(session: Path) -> None:
     started = time.perf_counter()
     transcript = profiler.runcall(load_transcript, session, [])
     loaded = time.perf_counter()
-    html = profiler.runcall(export_html, transcript, parallel=False)
-    rendered = time.perf_counter()
-    profiler.runcall(write_page, html, page)
+    size = profiler.runcall(export_page, transcript, page, parallel=False)
     written = time.perf_counter()
     print(
-        f"load_transcript {loaded - started:.2f} s, export_html {rendered - loaded:.2f} s, "
-        f"write_page {written - rendered:.2f} s (under cProfile, which slows Python code down)"
+        f"load_transcript {loaded - started:.2f} s, export_page {written - loaded:.2f} s "
+        f"({size / 1e6:.1f} MB; under cProfile, which slows Python code down)"
     )
     stats = pstats.Stats(profiler).strip_dirs()
     stats.sort_stats("tottime").print_stats(20)

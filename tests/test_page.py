@@ -6,7 +6,7 @@ import base64
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from sessions import SessionBuilder, branching_session, text, tool_call
 
 from sitegen.render.export import export_html, export_page, load_transcript
 from sitegen.render.highlight import Highlighter
-from sitegen.render.page import PageRenderer
+from sitegen.render.page import PageRenderer, format_time
 from sitegen.render.split import render_in_two
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -259,17 +259,17 @@ def _children() -> set[str]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux /proc")
 def test_abandoned_two_core_render_leaves_no_child() -> None:
-    def render(part: object) -> Iterator[bytes]:
-        for item in part:  # type: ignore[attr-defined]
-            yield str(item).encode()
+    def render(*items: int) -> Callable[[], Iterator[bytes]]:
+        return lambda: (str(item).encode() for item in items)
 
     before = _children()
-    chunks = render_in_two(render, [1, 2], [3, 4])
+    chunks = render_in_two(render(1, 2), render(3, 4))
     assert next(chunks) == b"1"
     assert len(_children() - before) == 1  # the child rendering the second half
     chunks.close()
     assert _children() == before  # killed and reaped: no zombie
-    assert b"".join(render_in_two(render, [1, 2], [3, 4])) == b"1234"
+    assert b"".join(render_in_two(render(1, 2), render(3, 4))) == b"1234"
+
 
 
 def test_custom_entries_show_their_data_escaped_and_markers_no_raw_json(tmp_path: Path) -> None:
@@ -284,3 +284,12 @@ def test_custom_entries_show_their_data_escaped_and_markers_no_raw_json(tmp_path
     assert '"parentId"' not in custom  # not the whole entry again
     model = page[page.index('id="entry-m1"') :]
     assert 'class="raw"' not in model[: model.index("</article>")]
+
+
+def test_times_are_utc_to_the_second_and_nonsense_is_unknown() -> None:
+    assert format_time(1_756_684_819_999) == "2025-09-01 00:00:19 UTC"
+    assert format_time(-500) == "1969-12-31 23:59:59 UTC"
+    assert format_time(253_402_300_799_000) == "9999-12-31 23:59:59 UTC"
+    assert format_time(253_402_300_800_000) == ""  # past year 9999
+    assert format_time(-10**15) == ""
+    assert format_time(None) == ""

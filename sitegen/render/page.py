@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
@@ -31,7 +32,7 @@ __all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
 
 SNIPPET_CHARS = 90
 # Below this much session text a second process costs more than it saves.
-PARALLEL_MIN_CHARS = 400_000
+PARALLEL_MIN_WEIGHT = 400_000
 # Entries rendered per template call: a chunk of the page is written before the next is made.
 CHUNK_NODES = 256
 # C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
@@ -150,13 +151,19 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
+# The seconds of years 1 to 9999 (datetime's range); a timestamp outside them is shown as unknown.
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+
+
 def format_time(ms: int | None) -> str:
+    """A UTC time to the second; time.gmtime is a third of datetime's cost, and a page formats
+    two times per entry."""
     if ms is None:
         return ""
-    try:
-        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    except (OverflowError, OSError, ValueError):
+    seconds = ms // 1000
+    if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
         return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
 
 
 def format_tokens(count: int) -> str:
@@ -235,7 +242,13 @@ class PageRenderer:
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
         resolver = AttachmentResolver(dirs, self, options.text_filter, linked=frozenset(options.subagent_urls))
-        return self._page_chunks(transcript, options, resolver)
+        # The transcript lives as long as the render: frozen, the cyclic collector stops walking its
+        # objects at every full collection, and a forked child stops copying the pages they are on.
+        gc.freeze()
+        try:
+            yield from self._page_chunks(transcript, options, resolver)
+        finally:
+            gc.unfreeze()
 
     def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:
         return build_tool_view(call, self.highlighter, resolver.attachments_for)
@@ -258,12 +271,52 @@ class PageRenderer:
         self, transcript: Transcript, options: PageOptions, resolver: AttachmentResolver
     ) -> Iterator[bytes]:
         tree = transcript.tree
-        leaf = transcript.default_leaf
-        path_ids = tree.path_to(leaf)
+        path_ids = tree.path_to(transcript.default_leaf)
         on_path = set(path_ids)
         paired = paired_result_ids(transcript)
         order = _display_order(transcript, path_ids if options.branch_only else None)
         nodes = [transcript.by_id[entry_id] for entry_id, _ in order]
+        ctx = EntryContext(
+            tool_view=lambda call: self.tool_view(call, resolver),
+            parents=tree.parent,
+            on_path=on_path,
+            labels=tree.labels,
+            kept_marks=kept_marks(transcript),
+            system_prompt=transcript.system_prompt,
+            subagent_urls=options.subagent_urls,
+        )
+
+        def render(part: Sequence[Node]) -> Iterator[bytes]:
+            for start in range(0, len(part), CHUNK_NODES):
+                chunk = part[start : start + CHUNK_NODES]
+                yield _html_bytes(self._conversation.render(nodes=chunk, paired=paired, ctx=ctx))
+
+        frame: list[str] = []
+
+        def framed(part: Sequence[Node]) -> Iterator[bytes]:
+            """The page up to the conversation, then this part of it; the rest of the frame is kept."""
+            head, tail = self._frame(transcript, options, order, path_ids)
+            frame.append(tail)
+            yield _html_bytes(head)
+            yield from render(part)
+
+        if not options.parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_WEIGHT:
+            yield from framed(nodes)
+        else:
+            self._warm_up(nodes)
+            # The child starts on the second half at once while this process renders the frame, then
+            # the first half. Halves of equal weight come out even: the child is slower by about what
+            # the frame costs, as it copies each memory page of the transcript that it touches.
+            cut = split_by_weight(nodes, _weight)
+            yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:]))
+        yield _html_bytes(frame[0])
+
+    def _frame(
+        self, transcript: Transcript, options: PageOptions, order: list[tuple[str, int]], path_ids: list[str]
+    ) -> tuple[str, str]:
+        """The page around the conversation, as the HTML before it and after it."""
+        tree = transcript.tree
+        on_path = set(path_ids)
         nav = [
             NavRow(
                 id=entry_id,
@@ -278,31 +331,20 @@ class PageRenderer:
             )
             for entry_id, indent in order
         ]
-        file_totals = transcript.totals()
-        path_totals = transcript.totals([transcript.by_id[i] for i in path_ids])
         css, js, find_js, theme_js = (asset_text(name) for name in ("page.css", "page.js", "find.js", "theme.js"))
         inline = options.inline_assets
         csp = _content_security_policy(css if inline else None, [theme_js, js, find_js] if inline else None)
-        ctx = EntryContext(
-            tool_view=lambda call: self.tool_view(call, resolver),
-            parents=tree.parent,
-            on_path=on_path,
-            labels=tree.labels,
-            kept_marks=kept_marks(transcript),
-            system_prompt=transcript.system_prompt,
-            subagent_urls=options.subagent_urls,
-        )
-        # The page around a slot for the conversation, which is streamed in its place. The slot is
+        # Rendered around a slot for the conversation, which is streamed in its place. The slot is
         # random so that no session text can contain it.
         slot = f"sitegen-conversation-{os.urandom(16).hex()}"
-        frame = self._page.render(
+        page = self._page.render(
             t=transcript,
             options=options,
             conversation=Markup(slot),
             nav=nav,
-            leaf=leaf,
-            file_totals=file_totals,
-            path_totals=path_totals,
+            leaf=transcript.default_leaf,
+            file_totals=transcript.totals(),
+            path_totals=transcript.totals([transcript.by_id[i] for i in path_ids]),
             branch_count=sum(1 for kids in tree.children.values() if not kids),
             css=Markup(css) if inline else None,
             js=Markup(js) if inline else None,
@@ -313,24 +355,8 @@ class PageRenderer:
             totals_rows=_totals_rows,
             turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
         )
-        head, tail = frame.split(slot)
-        yield _html_bytes(head)
-        yield from self._conversation_chunks(nodes, paired, ctx, options.parallel)
-        yield _html_bytes(tail)
-
-    def _conversation_chunks(
-        self, nodes: list[Node], paired: set[str], ctx: EntryContext, parallel: bool
-    ) -> Iterator[bytes]:
-        def render(part: Sequence[Node]) -> Iterator[bytes]:
-            for start in range(0, len(part), CHUNK_NODES):
-                chunk = part[start : start + CHUNK_NODES]
-                yield _html_bytes(self._conversation.render(nodes=chunk, paired=paired, ctx=ctx))
-
-        if not parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_CHARS:
-            return render(nodes)
-        self._warm_up(nodes)
-        cut = split_by_weight(nodes, _weight)
-        return render_in_two(render, nodes[:cut], nodes[cut:])
+        head, tail = page.split(slot)
+        return head, tail
 
     def _warm_up(self, nodes: list[Node]) -> None:
         """Compile the entry templates and the lexers the page needs before forking, so the two
@@ -352,11 +378,14 @@ def _html_bytes(html: str) -> bytes:
 
 
 def _weight(node: Node) -> int:
-    """Rough rendering cost of a node: the text it carries, its tools' output included."""
-    size = 200 + sum(len(part.text) for part in node.parts)
+    """Rough rendering cost of a node, in characters of markdown. Fitted on a generated 50 MB
+    session: an entry costs about 500 of them, a tool call 2,000, and output, which is escaped but
+    highlighted only where it shows before folding, a twelfth of its size."""
+    size = 500 + sum(len(part.text) for part in node.parts)
     for call in node.tool_calls:
+        size += 2000
         if call.result is not None:
-            size += sum(len(part.text) for part in call.result.parts)
+            size += sum(len(part.text) for part in call.result.parts) // 12
     return size
 
 

@@ -34,17 +34,15 @@ def split_by_weight(items: Sequence[T], weight: Callable[[T], int]) -> int:
     return len(items)
 
 
-def render_in_two(
-    render: Callable[[Sequence[T]], Iterator[bytes]], first: Sequence[T], second: Sequence[T]
-) -> Iterator[bytes]:
-    """The chunks of render(first), then those of render(second), which a forked child renders at
-    the same time into a temporary file: neither process ever holds a whole half of the page."""
+def render_in_two(first: Callable[[], Iterator[bytes]], second: Callable[[], Iterator[bytes]]) -> Iterator[bytes]:
+    """The chunks of first(), then those of second(), which a forked child renders at the same time
+    into a temporary file: neither process ever holds a whole half of the page."""
     with tempfile.TemporaryFile() as spool:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
             code = 1
             try:
-                for chunk in render(second):
+                for chunk in second():
                     spool.write(chunk)
                 spool.flush()
                 code = 0
@@ -52,11 +50,11 @@ def render_in_two(
                 os._exit(code)
         status = None
         try:
-            yield from render(first)
+            yield from first()
             _, status = os.waitpid(pid, 0)
             if status != 0:
                 # The child failed (out of memory, a bug): render the half here rather than lose it.
-                yield from render(second)
+                yield from second()
                 return
             spool.seek(0)
             while block := spool.read(_BLOCK):
