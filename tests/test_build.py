@@ -331,6 +331,29 @@ def test_highlighted_code_is_reused_by_the_next_build_and_dropped_with_its_sessi
     assert not store.exists()
 
 
+def test_rendered_markdown_is_reused_by_the_next_build(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    b = SessionBuilder(session_id="md-1", cwd="/work/md")
+    b.user("u1", "explain")
+    b.assistant("a1", [text("It is **fast** because of `cache`.")])
+    path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-1.jsonl")
+    site = tmp_path / "site"
+    command = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
+    build_command = [*command, "build", "--out", str(site), "--agent-dir", str(agent)]
+    subprocess.run(build_command, check=True, cwd=tmp_path)
+    store = site / ".sitegen" / "fragments" / "2026-01-01T00-00-00-000Z_md-1.json"
+    data = orjson.loads(store.read_bytes())
+    [(key, html)] = data["fragments"].items()
+    assert key.startswith("#markdown:") and "<strong>fast</strong>" in html
+    data["fragments"][key] = "ZZ_MARKDOWN_FROM_STORE_ZZ"
+    store.write_bytes(orjson.dumps(data))
+
+    _append_user_line(path, "late0001", "a1")
+    subprocess.run(build_command, check=True, cwd=tmp_path)
+    page = page_text(session_page(site, "md-1"))
+    assert "ZZ_late0001_ZZ" in page and "ZZ_MARKDOWN_FROM_STORE_ZZ" in page  # not parsed again
+
+
 def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path, agent: Path) -> None:
     """A site that is up to date costs start-up only: the render stack and multiprocessing stay unloaded."""
     site = tmp_path / "site"

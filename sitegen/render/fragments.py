@@ -1,6 +1,6 @@
-"""Highlighted code kept between site builds, per session: a session that grew by one line is not
-highlighted again from scratch (pygments is most of a page's cost, and a cold process must first
-compile every lexer it uses)."""
+"""Highlighted code and rendered markdown kept between site builds, per session: a session that grew
+by one line is not highlighted and parsed again from scratch (pygments and markdown-it are most of
+a page's cost, and a cold process must first compile every lexer it uses)."""
 
 from __future__ import annotations
 
@@ -9,20 +9,28 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+import markdown_it
 import orjson
 import pygments
 
 from sitegen.fileio import replace_file
 
-__all__ = ["FragmentStore"]
+__all__ = ["FragmentStore", "fragment_key"]
 
-# The code that makes a fragment: a change to it (or to pygments) makes every stored fragment stale.
-_MAKERS = ("highlight.py", "lexing.py", "text.py")
+# The code that makes a fragment: a change to it (or to pygments or markdown-it) makes every stored
+# fragment stale.
+_MAKERS = ("highlight.py", "lexing.py", "text.py", "markdown.py")
+
+
+def fragment_key(kind: str, text: str) -> str:
+    """A fragment's key: what made it (a lexer alias, or "#markdown") and a hash of its source."""
+    return f"{kind}:{hashlib.blake2b(text.encode('utf-8', 'surrogatepass'), digest_size=16).hexdigest()}"
 
 
 @cache
 def _namespace() -> str:
-    digest = hashlib.blake2b(pygments.__version__.encode(), digest_size=12)
+    versions = f"pygments {pygments.__version__}, markdown-it-py {markdown_it.__version__}"
+    digest = hashlib.blake2b(versions.encode(), digest_size=12)
     for name in _MAKERS:
         digest.update((Path(__file__).parent / name).read_bytes())
     return digest.hexdigest()

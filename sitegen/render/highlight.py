@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -13,7 +12,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import LEXERS, find_lexer_class_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 
-from sitegen.render.fragments import FragmentStore
+from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.lexing import lex, prepare_lexer_class
 from sitegen.render.text import escape_text
 
@@ -30,13 +29,21 @@ def _builtin_aliases() -> frozenset[str]:
 
 
 @lru_cache(maxsize=512)
-def _lexer_by_name(name: str) -> Lexer | None:
-    """pygments' built-in lexer for an alias. Plugin lexers are left out: looking for them scans
-    every installed package, and a page should not depend on what else is installed."""
+def _lexer_class_by_name(name: str) -> type[Lexer] | None:
+    """pygments' built-in lexer class for an alias. Plugin lexers are left out: looking for them
+    scans every installed package, and a page should not depend on what else is installed."""
     alias = name.lower()
     if alias not in _builtin_aliases():
         return None
-    cls = find_lexer_class_by_name(alias)
+    cls: type[Lexer] = find_lexer_class_by_name(alias)
+    return cls
+
+
+@lru_cache(maxsize=512)
+def _lexer_by_name(name: str) -> Lexer | None:
+    cls = _lexer_class_by_name(name)
+    if cls is None:
+        return None
     prepare_lexer_class(cls)
     return cls(stripnl=False, ensurenl=False)
 
@@ -150,11 +157,12 @@ def _lexer_for_name(name: str) -> str | None:
         return next(iter(matches))[0]
     # Several lexers claim the name (*.h, *.m, *.pl): rank them as pygments does without content,
     # by priority, a bonus for a pattern naming the file exactly, then class name.
+    # Classes, not instances: some lexers (sql+jinja) build others and compile all their rules.
     ranked = []
     for alias, exact in matches:
-        lexer = _lexer_by_name(alias)
-        if lexer is not None:
-            ranked.append((getattr(lexer, "priority", 0) + (0.5 if exact else 0), type(lexer).__name__, alias))
+        cls = _lexer_class_by_name(alias)
+        if cls is not None:
+            ranked.append((getattr(cls, "priority", 0) + (0.5 if exact else 0), cls.__name__, alias))
     return max(ranked)[2] if ranked else None
 
 
@@ -173,8 +181,7 @@ class Highlighter:
         alias = language.strip().lower() if language else ""
         if not alias or len(text) > self.limit or alias not in _builtin_aliases():
             return escape_text(text)
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        key = f"{alias}:{digest}"
+        key = fragment_key(alias, text)
         html = self._cache.get(key)
         if html is None and self.fragments is not None and (stored := self.fragments.get(key)) is not None:
             html = self._cache[key] = Markup(stored)

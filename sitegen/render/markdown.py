@@ -11,6 +11,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 
+from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.highlight import Highlighter
 
 __all__ = ["MarkdownRenderer"]
@@ -34,10 +35,12 @@ MARKDOWN_LIMIT = 300_000
 
 
 class MarkdownRenderer:
-    """One configured markdown-it instance; code blocks go through the shared Highlighter."""
+    """One configured markdown-it instance; code blocks go through the shared Highlighter. With a
+    fragment store, a text rendered in the page's previous build is not parsed again."""
 
-    def __init__(self, highlighter: Highlighter) -> None:
+    def __init__(self, highlighter: Highlighter, fragments: FragmentStore | None = None) -> None:
         self.highlighter = highlighter
+        self.fragments = fragments
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
         md.validateLink = self._validate_link  # type: ignore[method-assign]
@@ -61,7 +64,15 @@ class MarkdownRenderer:
             return Markup('<pre class="plain">') + escape(text) + Markup("</pre>")
         if not _MAYBE_MARKDOWN.search(text):
             return Markup(plain_paragraphs(text))
-        return Markup(self._md.render(text))
+        if self.fragments is None:
+            return Markup(self._md.render(text))
+        # "#" cannot start a lexer alias: markdown fragments never meet highlighted ones.
+        key = fragment_key("#markdown", text)
+        html = self.fragments.get(key)
+        if html is None:
+            html = self._md.render(text)
+        self.fragments.keep(key, html)
+        return Markup(html)
 
 
 def plain_paragraphs(text: str) -> str:

@@ -208,7 +208,7 @@ class PageRenderer:
 
     def __init__(self, fragments: FragmentStore | None = None) -> None:
         self.highlighter = Highlighter(fragments=fragments)
-        self.markdown = MarkdownRenderer(self.highlighter)
+        self.markdown = MarkdownRenderer(self.highlighter, fragments)
         self.env = template_environment()
         self.env.globals.update(
             md=self.markdown.render,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -35,9 +34,15 @@ class RenderOutcome:
 
 
 def relative_url(from_page: str, to_path: str) -> str:
-    """A URL from one site-relative page to another site-relative path."""
-    start = PurePosixPath(from_page).parent
-    return os.path.relpath(to_path, start if str(start) != "." else ".").replace(os.sep, "/")
+    """A URL from one site-relative page to another site-relative file (both plain paths, without
+    "." or ".." parts, as the build makes them). String work, not os.path.relpath: the related lists
+    make a thousand of these on every build."""
+    folders = from_page.split("/")[:-1]
+    target = to_path.split("/")
+    shared = 0
+    while shared < len(folders) and shared < len(target) - 1 and folders[shared] == target[shared]:
+        shared += 1
+    return "/".join([".."] * (len(folders) - shared) + target[shared:])
 
 
 def fragments_path(site_dir: Path, key: str) -> Path:

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from sitegen.memory import collector_paused
 from sitegen.session.storage import atomic_write_bytes
 from sitegen.site.records import SessionRecord
 
@@ -81,17 +82,21 @@ class SiteManifest:
     def load(cls, site_dir: Path) -> SiteManifest:
         """The previous build's manifest, or an empty one (a full build) when missing or unreadable."""
         try:
-            data = orjson.loads((site_dir / MANIFEST_PATH).read_bytes())
-            if data.get("format") != FORMAT:
-                return cls()
-            return cls(
-                version=data["version"],
-                templates=data["templates"],
-                static=data["static"],
-                sessions={k: ManifestEntry.from_json(v) for k, v in data["sessions"].items()},
-            )
+            with collector_paused():
+                return cls._from_json(orjson.loads((site_dir / MANIFEST_PATH).read_bytes()))
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return cls()
+
+    @classmethod
+    def _from_json(cls, data: Any) -> SiteManifest:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return cls()
+        return cls(
+            version=data["version"],
+            templates=data["templates"],
+            static=data["static"],
+            sessions={k: ManifestEntry.from_json(v) for k, v in data["sessions"].items()},
+        )
 
     def save(self, site_dir: Path) -> None:
         data = {

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 
+from sitegen.memory import collector_paused
 from sitegen.odek.audit import load_audit_log
 from sitegen.odek.store import load_odek_file
 from sitegen.session.session import open_session
@@ -14,25 +13,12 @@ from sitegen.transcript.from_odek import transcript_from_odek
 from sitegen.transcript.from_pi import transcript_from_session
 from sitegen.transcript.model import Transcript
 
-__all__ = ["collector_paused", "family_of", "load_transcript"]
+__all__ = ["family_of", "load_transcript"]
 
 
 def family_of(path: Path) -> str:
     """ "odek" for a .json session document, "pi" for everything else (JSONL)."""
     return "odek" if path.suffix == ".json" else "pi"
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Loading makes hundreds of thousands of dicts and lists and no garbage cycles, so the cyclic
-    collector would walk them again and again for nothing: a third of the time of a 50 MB load."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def load_transcript(path: Path, default_agent_dirs: Iterable[Path] = ()) -> Transcript:
