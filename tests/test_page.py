@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gc
 import os
 import re
 import sys
@@ -268,7 +269,41 @@ def test_abandoned_two_core_render_leaves_no_child() -> None:
     assert len(_children() - before) == 1  # the child rendering the second half
     chunks.close()
     assert _children() == before  # killed and reaped: no zombie
+    assert gc.get_freeze_count() == 0  # the heap frozen for the fork is thawed again
     assert b"".join(render_in_two(render(1, 2), render(3, 4))) == b"1234"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux /proc")
+def test_a_two_core_render_whose_frame_fails_leaves_the_old_page_and_no_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _long_session(tmp_path, 400)
+    out = tmp_path / "out.html"
+    out.write_text("old page")
+
+    def failing_frame(*args: object) -> tuple[str, str]:
+        raise RuntimeError("template on fire")
+
+    monkeypatch.setattr(PageRenderer, "_frame", failing_frame)
+    before = _children()
+    with pytest.raises(RuntimeError):
+        export_page(load_transcript(path), out, parallel=True)
+    assert _children() == before
+    assert out.read_text() == "old page"
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_render_thaws_only_the_heap_it_froze(branching: Path) -> None:
+    transcript = load_transcript(branching)
+    export_html(transcript)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # frozen by someone else: still frozen after the render
+    try:
+        frozen = gc.get_freeze_count()
+        export_html(transcript)
+        assert gc.get_freeze_count() >= frozen > 0
+    finally:
+        gc.unfreeze()
 
 
 

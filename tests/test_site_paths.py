@@ -27,3 +27,10 @@ def test_relative_urls_the_site_uses() -> None:
     assert relative_url(page, "sessions/my-proj/2025-k/0-Sub.html") == "2025-k/0-Sub.html"
     assert relative_url(page, "sessions/other/x.html") == "../other/x.html"
     assert relative_url("index.html", page) == page
+
+
+def test_names_from_session_folders_are_quoted_in_urls() -> None:
+    page = "sessions/p/k.html"
+    assert relative_url(page, "sessions/p/k/0-What?#now.html") == "k/0-What%3F%23now.html"
+    assert relative_url(page, "sessions/p/k/javascript:x.html") == "k/javascript%3Ax.html"
+    assert relative_url(page, "sessions/p/k/0-Code Reviewer.html") == "k/0-Code%20Reviewer.html"

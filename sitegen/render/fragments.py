@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import sys
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 
-import markdown_it
 import orjson
-import pygments
 
 from sitegen.fileio import replace_file
 
@@ -29,7 +29,9 @@ def fragment_key(kind: str, text: str) -> str:
 
 @cache
 def _namespace() -> str:
-    versions = f"pygments {pygments.__version__}, markdown-it-py {markdown_it.__version__}"
+    # The packages whose code shapes the HTML, and Python's own (its HTML entities and Unicode data).
+    packages = ", ".join(f"{name} {version(name)}" for name in ("pygments", "markdown-it-py", "mdurl", "markupsafe"))
+    versions = f"{packages}, Python {sys.version_info.major}.{sys.version_info.minor}"
     digest = hashlib.blake2b(versions.encode(), digest_size=12)
     for name in _MAKERS:
         digest.update((Path(__file__).parent / name).read_bytes())

@@ -41,6 +41,7 @@ def _lexer_class_by_name(name: str) -> type[Lexer] | None:
 
 @lru_cache(maxsize=512)
 def _lexer_by_name(name: str) -> Lexer | None:
+    """A ready lexer for an alias, its rules compiled as they are first tried."""
     cls = _lexer_class_by_name(name)
     if cls is None:
         return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import gc
 import hashlib
 import os
 import re
@@ -17,6 +16,7 @@ from markupsafe import Markup
 
 from sitegen import __version__
 from sitegen.fileio import replacing
+from sitegen.gcpause import heap_frozen
 from sitegen.render.attachments import AttachmentResolver
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
@@ -31,7 +31,8 @@ from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
 
 SNIPPET_CHARS = 90
-# Below this much session text a second process costs more than it saves.
+# Below this weight (_weight's units: about 70 ms of rendering in one process) a forked second
+# process saves too little to be worth starting.
 PARALLEL_MIN_WEIGHT = 400_000
 # Entries rendered per template call: a chunk of the page is written before the next is made.
 CHUNK_NODES = 256
@@ -163,7 +164,10 @@ def format_time(ms: int | None) -> str:
     seconds = ms // 1000
     if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
         return ""
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+    except (OSError, OverflowError, ValueError):  # Windows' gmtime refuses times before 1970
+        return ""
 
 
 def format_tokens(count: int) -> str:
@@ -242,13 +246,8 @@ class PageRenderer:
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
         resolver = AttachmentResolver(dirs, self, options.text_filter, linked=frozenset(options.subagent_urls))
-        # The transcript lives as long as the render: frozen, the cyclic collector stops walking its
-        # objects at every full collection, and a forked child stops copying the pages they are on.
-        gc.freeze()
-        try:
+        with heap_frozen():
             yield from self._page_chunks(transcript, options, resolver)
-        finally:
-            gc.unfreeze()
 
     def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:
         return build_tool_view(call, self.highlighter, resolver.attachments_for)
@@ -291,12 +290,12 @@ class PageRenderer:
                 chunk = part[start : start + CHUNK_NODES]
                 yield _html_bytes(self._conversation.render(nodes=chunk, paired=paired, ctx=ctx))
 
-        frame: list[str] = []
+        tail: list[str] = []
 
         def framed(part: Sequence[Node]) -> Iterator[bytes]:
-            """The page up to the conversation, then this part of it; the rest of the frame is kept."""
-            head, tail = self._frame(transcript, options, order, path_ids)
-            frame.append(tail)
+            """The page up to the conversation, then this part of it; the page's end waits in tail."""
+            head, end = self._frame(transcript, options, order, path_ids)
+            tail.append(end)
             yield _html_bytes(head)
             yield from render(part)
 
@@ -309,7 +308,7 @@ class PageRenderer:
             # the frame costs, as it copies each memory page of the transcript that it touches.
             cut = split_by_weight(nodes, _weight)
             yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:]))
-        yield _html_bytes(frame[0])
+        yield _html_bytes(tail[0])
 
     def _frame(
         self, transcript: Transcript, options: PageOptions, order: list[tuple[str, int]], path_ids: list[str]

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
+from sitegen.gcpause import heap_frozen
+
 __all__ = ["can_fork", "render_in_two", "split_by_weight"]
 
 T = TypeVar("T")
@@ -37,7 +39,9 @@ def split_by_weight(items: Sequence[T], weight: Callable[[T], int]) -> int:
 def render_in_two(first: Callable[[], Iterator[bytes]], second: Callable[[], Iterator[bytes]]) -> Iterator[bytes]:
     """The chunks of first(), then those of second(), which a forked child renders at the same time
     into a temporary file: neither process ever holds a whole half of the page."""
-    with tempfile.TemporaryFile() as spool:
+    # Frozen, what both processes hold at the fork is never walked by the child's collections, which
+    # would copy every memory page it sits on. The child leaves through os._exit, never thawing.
+    with tempfile.TemporaryFile() as spool, heap_frozen():
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
             code = 1

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitegen.gcpause import collector_paused
 from sitegen.session.blobs import BlobStore, rehydrate_entries, store_dirs_for_session
 from sitegen.session.entries import Entry, Header
 from sitegen.session.load import RawSession, load_raw
@@ -84,15 +84,8 @@ def open_session(
     rehydrate: bool = True,
 ) -> Session:
     """Read a session the way the agents do, without ever writing to it."""
-    # Loading allocates hundreds of thousands of acyclic dicts and lists; the cyclic collector would
-    # rescan the whole growing heap several times for nothing, which costs a third of the load time.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _open(path, default_agent_dirs, rehydrate)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _open(path: str | os.PathLike[str], default_agent_dirs: Iterable[Path], rehydrate: bool) -> Session:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 from sitegen.site.records import SessionRecord
 
@@ -42,7 +43,8 @@ def relative_url(from_page: str, to_path: str) -> str:
     shared = 0
     while shared < len(folders) and shared < len(target) - 1 and folders[shared] == target[shared]:
         shared += 1
-    return "/".join([".."] * (len(folders) - shared) + target[shared:])
+    # Quoted: a file name from a session folder may hold "#", "?" or ":" (which would start a scheme).
+    return "/".join([".."] * (len(folders) - shared) + [quote(part) for part in target[shared:]])
 
 
 def fragments_path(site_dir: Path, key: str) -> Path:

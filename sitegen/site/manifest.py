@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from sitegen.memory import collector_paused
+from sitegen.gcpause import collector_paused
 from sitegen.session.storage import atomic_write_bytes
 from sitegen.site.records import SessionRecord
 

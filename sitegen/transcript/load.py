@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitegen.memory import collector_paused
+from sitegen.gcpause import collector_paused
 from sitegen.odek.audit import load_audit_log
 from sitegen.odek.store import load_odek_file
 from sitegen.session.session import open_session
