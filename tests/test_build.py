@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -293,6 +294,21 @@ def _append_user_line(path: Path, entry_id: str, parent: str) -> None:
         handle.write(orjson.dumps(entry) + b"\n")
 
 
+def _cli_build(site: Path, agent: Path) -> None:
+    """A build in a fresh process: only the disk can carry fragments over from the last one."""
+    command = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
+    subprocess.run([*command, "build", "--out", str(site), "--agent-dir", str(agent)], check=True, cwd=site.parent)
+
+
+def _replace_only_fragment(store: Path, replacement: str) -> tuple[str, str, dict[str, Any]]:
+    """The store's one fragment as (key, html), replaced on disk by `replacement`; and the store's data."""
+    data = orjson.loads(store.read_bytes())
+    [(key, html)] = data["fragments"].items()
+    data["fragments"][key] = replacement
+    store.write_bytes(orjson.dumps(data))
+    return key, html, data
+
+
 def test_highlighted_code_is_reused_by_the_next_build_and_dropped_with_its_session(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     b = SessionBuilder(session_id="code-1", cwd="/work/code")
@@ -302,27 +318,20 @@ def test_highlighted_code_is_reused_by_the_next_build_and_dropped_with_its_sessi
     path = b.write(agent / "sessions" / "--work-code--" / "2026-01-01T00-00-00-000Z_code-1.jsonl")
     site = tmp_path / "site"
 
-    def cli_build() -> None:  # a fresh process each time: only the disk can carry fragments over
-        command = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
-        subprocess.run([*command, "build", "--out", str(site), "--agent-dir", str(agent)], check=True, cwd=tmp_path)
-
-    cli_build()
+    _cli_build(site, agent)
     store = site / ".sitegen" / "fragments" / "2026-01-01T00-00-00-000Z_code-1.json"
-    data = orjson.loads(store.read_bytes())
-    [(key, html)] = data["fragments"].items()
+    key, html, data = _replace_only_fragment(store, "ZZ_FROM_STORE_ZZ")
     assert key.startswith("python:") and "<span class=k>def" in html
-    data["fragments"][key] = "ZZ_FROM_STORE_ZZ"
-    store.write_bytes(orjson.dumps(data))
 
     _append_user_line(path, "late0001", "r1")
-    cli_build()
+    _cli_build(site, agent)
     page = page_text(session_page(site, "code-1"))
     assert "ZZ_late0001_ZZ" in page and "ZZ_FROM_STORE_ZZ" in page  # not highlighted again
 
     data["namespace"] = "made by an older sitegen"
     store.write_bytes(orjson.dumps(data))
     _append_user_line(path, "late0002", "late0001")
-    cli_build()
+    _cli_build(site, agent)
     page = page_text(session_page(site, "code-1"))
     assert "ZZ_FROM_STORE_ZZ" not in page and "<span class=k>def" in page
 
@@ -338,18 +347,13 @@ def test_rendered_markdown_is_reused_by_the_next_build(tmp_path: Path) -> None:
     b.assistant("a1", [text("It is **fast** because of `cache`.")])
     path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-1.jsonl")
     site = tmp_path / "site"
-    command = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
-    build_command = [*command, "build", "--out", str(site), "--agent-dir", str(agent)]
-    subprocess.run(build_command, check=True, cwd=tmp_path)
+    _cli_build(site, agent)
     store = site / ".sitegen" / "fragments" / "2026-01-01T00-00-00-000Z_md-1.json"
-    data = orjson.loads(store.read_bytes())
-    [(key, html)] = data["fragments"].items()
+    key, html, _data = _replace_only_fragment(store, "ZZ_MARKDOWN_FROM_STORE_ZZ")
     assert key.startswith("#markdown:") and "<strong>fast</strong>" in html
-    data["fragments"][key] = "ZZ_MARKDOWN_FROM_STORE_ZZ"
-    store.write_bytes(orjson.dumps(data))
 
     _append_user_line(path, "late0001", "a1")
-    subprocess.run(build_command, check=True, cwd=tmp_path)
+    _cli_build(site, agent)
     page = page_text(session_page(site, "md-1"))
     assert "ZZ_late0001_ZZ" in page and "ZZ_MARKDOWN_FROM_STORE_ZZ" in page  # not parsed again
 
