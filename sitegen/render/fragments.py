@@ -17,8 +17,8 @@ from sitegen.fileio import replace_file
 
 __all__ = ["FragmentStore", "fragment_key"]
 
-# The code that makes a fragment: a change to it (or to pygments or markdown-it) makes every stored
-# fragment stale.
+# sitegen's code that makes a fragment: a change to it, or to a package _namespace names, makes every
+# stored fragment stale.
 _MAKERS = ("highlight.py", "lexing.py", "text.py", "markdown.py")
 
 

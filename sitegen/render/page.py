@@ -294,7 +294,7 @@ class PageRenderer:
 
         def framed(part: Sequence[Node]) -> Iterator[bytes]:
             """The page up to the conversation, then this part of it; the page's end waits in tail."""
-            head, end = self._frame(transcript, options, order, path_ids)
+            head, end = self._frame(transcript, options, order, path_ids, on_path)
             tail.append(end)
             yield _html_bytes(head)
             yield from render(part)
@@ -311,11 +311,15 @@ class PageRenderer:
         yield _html_bytes(tail[0])
 
     def _frame(
-        self, transcript: Transcript, options: PageOptions, order: list[tuple[str, int]], path_ids: list[str]
+        self,
+        transcript: Transcript,
+        options: PageOptions,
+        order: list[tuple[str, int]],
+        path_ids: list[str],
+        on_path: set[str],
     ) -> tuple[str, str]:
         """The page around the conversation, as the HTML before it and after it."""
         tree = transcript.tree
-        on_path = set(path_ids)
         nav = [
             NavRow(
                 id=entry_id,
