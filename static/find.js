@@ -89,8 +89,7 @@
     // All layout reads first, then the text walk: no style work interleaved with reads.
     for (var i = 0; i < entries.length; i++) {
       var entry = entries[i];
-      var id = entry.getAttribute("data-id");
-      if (id !== null && !entry.classList.contains("off-path") && entry.getClientRects().length) {
+      if (entry.hasAttribute("data-parent") && !entry.classList.contains("off-path") && entry.getClientRects().length) {
         visible.push(entry);
       }
     }

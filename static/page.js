@@ -44,6 +44,10 @@
 
   // ---- The tree: maps built once, so switching branches touches only what changes ----
 
+  function entryIdOf(element) {
+    return element.id.slice("entry-".length);
+  }
+
   var conversation = doc.getElementById("conversation");
   var treeNav = doc.getElementById("tree");
   var findInput = doc.getElementById("find");
@@ -56,25 +60,25 @@
   var shownLeaf = defaultLeaf;
   var currentRow = null;
 
-  // Entries and tool results: the elements that carry both an id and a parent link.
-  var entryEls = conversation ? conversation.querySelectorAll("[data-id][data-parent]") : [];
+  // Entries and tool results: the elements with a parent link; their ids are "entry-" + entry id.
+  var entryEls = conversation ? conversation.querySelectorAll("[data-parent]") : [];
   for (var i = 0; i < entryEls.length; i++) {
     var el = entryEls[i];
-    var id = el.getAttribute("data-id");
+    var id = entryIdOf(el);
     entryById.set(id, el);
     parentOf.set(id, el.getAttribute("data-parent") || "");
     if (!el.classList.contains("off-path")) {
       shown.add(id);
     }
   }
-  var rowEls = treeNav ? treeNav.querySelectorAll("li.tree-row[data-id]") : [];
+  var rowEls = treeNav ? treeNav.querySelectorAll("li[data-id]") : [];
   for (var r = 0; r < rowEls.length; r++) {
     rowById.set(rowEls[r].getAttribute("data-id"), rowEls[r]);
   }
   // Children are in timestamp order in the tree (and in the conversation when there is no tree).
   var ordered = rowEls.length ? rowEls : entryEls;
   for (var k = 0; k < ordered.length; k++) {
-    var childId = ordered[k].getAttribute("data-id");
+    var childId = rowEls.length ? ordered[k].getAttribute("data-id") : entryIdOf(ordered[k]);
     var parentId = parentOf.get(childId);
     if (parentId) {
       newestChild.set(parentId, childId);
@@ -283,7 +287,7 @@
 
   if (treeNav) {
     treeNav.addEventListener("click", function (event) {
-      var row = event.target.closest("li.tree-row[data-id]");
+      var row = event.target.closest("li[data-id]");
       // Modified clicks keep their usual meaning (new tab, new window).
       if (!row || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
         return;
@@ -415,6 +419,27 @@
       button.classList.remove(cls);
     }, 1500);
   }
+
+  // ---- A copy-link button per entry, made when the pointer or the focus first reaches its header:
+  // one per entry in the HTML would weigh more than the header itself ----
+
+  function addCopyButton(event) {
+    var head = event.target.closest ? event.target.closest(".entry-head") : null;
+    var permalink = head && head.querySelector(".permalink");
+    var entry = head && head.parentElement;
+    if (!permalink || !entry || !entry.hasAttribute("data-parent") || head.querySelector(".copy-link")) {
+      return;
+    }
+    var button = doc.createElement("button");
+    button.type = "button";
+    button.className = "copy-link";
+    button.setAttribute("data-copy", entryIdOf(entry));
+    button.textContent = "copy link";
+    permalink.after(button);
+  }
+
+  doc.addEventListener("pointerover", addCopyButton, { passive: true });
+  doc.addEventListener("focusin", addCopyButton);
 
   // ---- Clicks on the toolbar and the copy buttons, one listener for the page ----
 

@@ -342,10 +342,25 @@ def test_find_reaches_collapsed_output(opened: tuple[Page, PageWatch]) -> None:
 def test_copy_link(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    button = page.locator(f'button.copy-link[data-copy="{NEW_USER}"]')
+    head = page.locator(f"#entry-{NEW_USER} > .entry-head")
+    assert head.locator("button.copy-link").count() == 0  # made when the pointer or focus gets there
+    head.hover()
+    button = head.locator(f'button.copy-link[data-copy="{NEW_USER}"]')
+    assert button.count() == 1
+    head.hover()  # a second visit does not add another
+    assert head.locator("button.copy-link").count() == 1
     button.click()
     page.wait_for_function("button => button.textContent === 'copied'", arg=button.element_handle())
     assert page.evaluate("navigator.clipboard.readText()").endswith(f"branching.html#entry-{NEW_USER}")
+    assert_clean(watch)
+
+
+def test_copy_link_reached_by_keyboard(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    head = page.locator(f"#entry-{NEW_USER} > .entry-head")
+    head.locator(".permalink").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('data-copy')") == NEW_USER
     assert_clean(watch)
 
 
@@ -404,7 +419,7 @@ def test_real_sessions_load_cleanly(browser: Browser, real_fixtures: Path, tmp_p
         out = export(source, tmp_path / f"{source.stem}.html")
         page, watch = open_page(browser, out)
         try:
-            rows = page.locator("#tree li.tree-row")
+            rows = page.locator("#tree li[data-id]")
             count = rows.count()
             assert count > 0
             middle = rows.nth(count // 2)
