@@ -358,6 +358,34 @@ def test_rendered_markdown_is_reused_by_the_next_build(tmp_path: Path) -> None:
     assert "ZZ_late0001_ZZ" in page and "ZZ_MARKDOWN_FROM_STORE_ZZ" in page  # not parsed again
 
 
+def test_rebuild_with_stored_markdown_does_not_import_markdown_it(tmp_path: Path) -> None:
+    """A session that grew by a plain line takes its markdown from the store: the parser stays unloaded."""
+    agent = tmp_path / "agent"
+    b = SessionBuilder(session_id="md-2", cwd="/work/md")
+    b.user("u1", "explain")
+    b.assistant("a1", [text("It is **fast** because of `cache`.")])
+    path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-2.jsonl")
+    site = tmp_path / "site"
+    _cli_build(site, agent)
+    entry = {"type": "message", "id": "late0001", "parentId": "a1", "timestamp": "2026-02-01T00:00:00.000Z"}
+    entry["message"] = {"role": "user", "content": "one more plain line", "timestamp": 1}
+    with open(path, "ab") as handle:
+        handle.write(orjson.dumps(entry) + b"\n")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from sitegen.site.build import BuildConfig, build_site\n"
+        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
+        " use_default_dirs=False))\n"
+        "assert len(result.rendered) == 1\n"
+        "print('markdown_it' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+    assert "one more plain line" in page_text(session_page(site, "md-2"))
+    assert "<strong>fast</strong>" in page_text(session_page(site, "md-2"))
+
+
 def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path, agent: Path) -> None:
     """A site that is up to date costs start-up only: the render stack and multiprocessing stay unloaded."""
     site = tmp_path / "site"

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 
 from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.highlight import Highlighter
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
 
 __all__ = ["MarkdownRenderer"]
 
@@ -41,6 +43,19 @@ class MarkdownRenderer:
     def __init__(self, highlighter: Highlighter, fragments: FragmentStore | None = None) -> None:
         self.highlighter = highlighter
         self.fragments = fragments
+        self._parser: MarkdownIt | None = None
+
+    @property
+    def _md(self) -> MarkdownIt:
+        """The parser, made on first use: a rebuilt page whose markdown all comes from the fragment
+        store never imports markdown-it (a sizeable part of an incremental build)."""
+        if self._parser is None:
+            self._parser = self._make_parser()
+        return self._parser
+
+    def _make_parser(self) -> MarkdownIt:
+        from markdown_it import MarkdownIt
+
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
         md.validateLink = self._validate_link  # type: ignore[method-assign]
@@ -49,7 +64,7 @@ class MarkdownRenderer:
         md.add_render_rule("image", _render_image)
         md.add_render_rule("th_open", _render_cell_open)
         md.add_render_rule("td_open", _render_cell_open)
-        self._md = md
+        return md
 
     @staticmethod
     def _validate_link(url: str) -> bool:
@@ -80,8 +95,13 @@ def plain_paragraphs(text: str) -> str:
     html = []
     for block in _BLANK_LINES.split(text.strip(" \n")):
         lines = [line.strip(" ") for line in block.split("\n")]
-        html.append(f"<p>{escapeHtml(chr(10).join(lines))}</p>\n")
+        html.append(f"<p>{_escape_html(chr(10).join(lines))}</p>\n")
     return "".join(html) if text.strip(" \n") else ""
+
+
+def _escape_html(raw: str) -> str:
+    """markdown-it's escapeHtml (&, <, > and ", not '), without importing markdown-it for it."""
+    return raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _render_link_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
