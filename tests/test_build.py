@@ -199,6 +199,50 @@ def test_forked_copies_are_counted_once_in_totals(tmp_path: Path) -> None:
     assert "2 sessions" in home and "$0.01" in home and "$0.03" not in home
 
 
+def _site_files(site: Path) -> dict[str, bytes]:
+    """Every file of the site but its build state."""
+    return {
+        str(p.relative_to(site)): p.read_bytes()
+        for p in sorted(site.rglob("*"))
+        if p.is_file() and p.relative_to(site).parts[0] != ".sitegen"
+    }
+
+
+def test_incremental_site_equals_a_cold_build_of_the_same_sessions(tmp_path: Path) -> None:
+    """Index, stats and related files come from what the manifest keeps: after sessions were
+    appended to, added and removed, they must read exactly as a cold build makes them."""
+    agent = tmp_path / "agent"
+    original = make_session(agent, "/work/fork", "orig-1", "ZZ_FORK_ZZ postgres vacuum")
+    copy = original.with_name("2026-01-02T00-00-00-000Z_copy-1.jsonl")
+    lines = original.read_bytes().splitlines()
+    header = orjson.loads(lines[0])
+    header.update(id="copy-1", parentSession="orig-1", timestamp="2026-01-02T00:00:00.000Z")
+    copy.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    make_session(agent, "/work/alpha", "alpha-1", "postgres replication vacuum", entries=4)
+    gone = make_session(agent, "/work/beta", "beta-1", "react hooks")
+    site = tmp_path / "site"
+    build(site, agent)
+
+    b = SessionBuilder(session_id="alpha-2", cwd="/work/alpha")
+    b.user("u1", "postgres vacuum replication index")
+    b.assistant("a1", [text("vacuum the index")], model="claude-other")
+    b.write(agent / "sessions" / "--work-alpha--" / "2026-01-03T00-00-00-000Z_alpha-2.jsonl")
+    gone.unlink()
+    usage = {"input": 7, "output": 3, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}
+    late = {"type": "message", "id": "late0001", "parentId": "r1", "timestamp": "2026-02-01T00:00:00.000Z"}
+    late["message"] = {"role": "assistant", "content": [{"type": "text", "text": "vacuum again"}], "timestamp": 1}
+    late["message"].update(provider="anthropic", model="claude-test", usage=usage)
+    with open(copy, "ab") as handle:
+        handle.write(orjson.dumps(late) + b"\n")
+    result = build(site, agent)
+    assert sorted(result.rendered) == ["2026-01-02T00-00-00-000Z_copy-1", "2026-01-03T00-00-00-000Z_alpha-2"]
+
+    cold = tmp_path / "cold"
+    build(cold, agent)
+    assert _site_files(site) == _site_files(cold)
+    assert "$0.51" in page_text(site / "index.html")  # the copy's own usage counted, its shared row not
+
+
 def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     path = make_session(agent, "/work/sub", "parent-1", "ZZ_PARENT_ZZ")

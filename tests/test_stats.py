@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from sitegen.render.page import template_environment
@@ -22,7 +23,7 @@ from sitegen.site.charts import (
     periods_for,
     time_chart,
 )
-from sitegen.site.records import SessionRecord, UsageRecord
+from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.stats import compute_stats, flagged_turns, format_cost, period_tallies, render_stats_page
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -79,7 +80,7 @@ def record(
         cache_read=0,
         cache_write=0,
         cost=sum(u.cost for u in rows),
-        usage=rows,
+        usage=UsageLog.of(rows),
         flagged_turns=flagged or [],
     )
 
@@ -108,6 +109,19 @@ def test_totals_count_fork_copies_once(records: list[SessionRecord]) -> None:
     assert stats.duplicates == 2
     assert stats.totals.tokens == 150 + 150 + 1500 + 15
     assert stats.totals.cost == pytest.approx(0.5 + 0.5 + 2.0 + 0.25)
+
+
+def test_usage_log_keeps_sums_per_model_and_day_and_gives_the_rows_back() -> None:
+    rows = [usage("k1", "2026-01-01"), usage("k2", "2026-01-01", tokens=10, cost=0.25), usage("k1", "2026-01-01")]
+    rows.append(usage("k3", "2026-01-02", "model-b"))
+    log = UsageLog.of(rows)
+    assert log.rows() == rows and log.keys == ["k1", "k2", "k1", "k3"]
+    # k1's repeat is not summed again.
+    assert [(g.model, g.day, g.messages, g.input, g.cost) for g in log.groups] == [
+        ("model-a", "2026-01-01", 2, 110, 0.75),
+        ("model-b", "2026-01-02", 1, 100, 0.5),
+    ]
+    assert UsageLog.from_json(orjson.loads(orjson.dumps(log, default=list))) == log
 
 
 def test_per_day(records: list[SessionRecord]) -> None:

@@ -10,7 +10,7 @@ from sitegen.fileio import replace_file
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
-from sitegen.site.stats import render_stats_page
+from sitegen.site.stats import Stats, compute_stats, render_stats_page
 
 __all__ = ["IndexWriter", "ProjectSummary", "summarise_projects"]
 
@@ -33,28 +33,20 @@ class Totals:
     last: int | None = None
 
 
-def summarise_projects(records: list[SessionRecord]) -> tuple[list[ProjectSummary], Totals]:
-    """Per-project and overall figures; usage that /fork copied into several files counts once."""
-    projects: dict[str, ProjectSummary] = {}
-    totals = Totals(sessions=len(records))
-    seen: set[str] = set()
-    # Oldest first, so a copied entry is counted in the session it was first written to.
-    for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
-        project = projects.setdefault(
-            record.project_slug, ProjectSummary(slug=record.project_slug, name=record.project or "(unknown)")
-        )
-        project.sessions += 1
+def summarise_projects(records: list[SessionRecord], stats: Stats | None = None) -> tuple[list[ProjectSummary], Totals]:
+    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records)
+    when already made); usage that /fork copied into several files counts once."""
+    stats = stats if stats is not None else compute_stats(records)
+    projects = {
+        tally.key: ProjectSummary(tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost)
+        for tally in stats.projects
+    }
+    totals = Totals(sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost)
+    for record in records:
         if record.modified_ms is not None:
+            project = projects[record.project_slug]
             project.last = max(project.last or 0, record.modified_ms)
             totals.last = max(totals.last or 0, record.modified_ms)
-        for usage in record.usage:
-            if usage.key in seen:
-                continue
-            seen.add(usage.key)
-            project.tokens += usage.tokens
-            project.cost += usage.cost
-            totals.tokens += usage.tokens
-            totals.cost += usage.cost
     ordered = sorted(projects.values(), key=lambda p: (-(p.last or 0), p.name))
     return ordered, totals
 
@@ -81,7 +73,8 @@ class IndexWriter:
         """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed."""
         records = manifest.records()
         problems = manifest.problems()
-        projects, totals = summarise_projects(records)
+        stats = compute_stats(records)
+        projects, totals = summarise_projects(records, stats)
         written = [
             self._write(
                 "index.html",
@@ -92,7 +85,13 @@ class IndexWriter:
             self._write(
                 "stats.html",
                 render_stats_page(
-                    self.env, records, root="", assets=self.assets, version=__version__, problem_count=len(problems)
+                    self.env,
+                    records,
+                    root="",
+                    assets=self.assets,
+                    version=__version__,
+                    problem_count=len(problems),
+                    stats=stats,
                 ),
             ),
         ]

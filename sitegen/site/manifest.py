@@ -9,14 +9,15 @@ from typing import Any
 
 import orjson
 
+from sitegen.fileio import replace_file
 from sitegen.gcpause import collector_paused
-from sitegen.session.storage import atomic_write_bytes
 from sitegen.site.records import SessionRecord
 
 __all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "content_hash"]
 
 MANIFEST_PATH = ".sitegen/manifest.json"
-FORMAT = 1
+# 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.records.UsageLog).
+FORMAT = 2
 
 
 def content_hash(path: Path) -> str:
@@ -28,7 +29,7 @@ def content_hash(path: Path) -> str:
 
 
 def _tuple_as_list(value: object) -> object:
-    """orjson writes plain tuples but not NamedTuples (usage rows): write those as arrays too."""
+    """orjson writes plain tuples but not NamedTuples (usage groups): write those as arrays too."""
     if isinstance(value, tuple):
         return list(value)
     raise TypeError(f"cannot write {type(value).__name__} to the manifest")
@@ -106,9 +107,9 @@ class SiteManifest:
             "static": self.static,
             "sessions": {k: self.sessions[k].to_json() for k in sorted(self.sessions)},
         }
-        path = site_dir / MANIFEST_PATH
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, orjson.dumps(data, default=_tuple_as_list))
+        # Renamed into place but not synced, like the pages it describes: a manifest that survived a
+        # crash they did not would call lost pages up to date.
+        replace_file(site_dir / MANIFEST_PATH, orjson.dumps(data, default=_tuple_as_list))
 
     def records(self) -> list[SessionRecord]:
         return [e.record for e in self.sessions.values() if e.record is not None]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-__all__ = ["SessionRecord", "UsageRecord"]
+import orjson
+
+__all__ = ["SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
 
 
 class UsageRecord(NamedTuple):
-    """One assistant message's usage; `key` (entry id + timestamp) is shared by fork copies.
-
-    A tuple, so the manifest stores it as a compact JSON array and orjson writes it natively."""
+    """One assistant message's usage; `key` (entry id + timestamp) is shared by fork copies."""
 
     key: str
     day: str  # YYYY-MM-DD (UTC)
@@ -25,6 +26,64 @@ class UsageRecord(NamedTuple):
     @property
     def tokens(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
+
+
+class UsageGroup(NamedTuple):
+    """A session's usage of one model on one day, summed in row order."""
+
+    model: str
+    day: str
+    messages: int
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cost: float
+
+
+@dataclass(slots=True)
+class UsageLog:
+    """A session's usage rows as the index and stats pages read them: summed per (model, day), the
+    rows' keys, and the rows themselves as JSON text, parsed only for a session that shares rows
+    with an older one (/fork copies). Sums and keys are all most builds need, and the manifest
+    loads them without building an object per row."""
+
+    keys: list[str] = field(default_factory=list)
+    # Each key counted once: a row that repeats an earlier row's key is left out of the sums.
+    groups: list[UsageGroup] = field(default_factory=list)
+    rows_json: str = "[]"  # [[day, model, input, output, cache_read, cache_write, cost], ...]
+
+    @classmethod
+    def of(cls, rows: Sequence[UsageRecord]) -> UsageLog:
+        sums: dict[tuple[str, str], list[Any]] = {}
+        seen: set[str] = set()
+        for row in rows:
+            if row.key in seen:
+                continue
+            seen.add(row.key)
+            total = sums.get((row.model, row.day))
+            if total is None:
+                total = sums[(row.model, row.day)] = [row.model, row.day, 0, 0, 0, 0, 0, 0.0]
+            total[2] += 1
+            total[3] += row.input
+            total[4] += row.output
+            total[5] += row.cache_read
+            total[6] += row.cache_write
+            total[7] += row.cost
+        return cls(
+            keys=[row.key for row in rows],
+            groups=[UsageGroup(*total) for total in sums.values()],
+            rows_json=orjson.dumps([row[1:] for row in rows]).decode(),
+        )
+
+    def rows(self) -> list[UsageRecord]:
+        return [UsageRecord(key, *row) for key, row in zip(self.keys, orjson.loads(self.rows_json), strict=True)]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> UsageLog:
+        return cls(
+            keys=data["keys"], groups=[UsageGroup(*group) for group in data["groups"]], rows_json=data["rows_json"]
+        )
 
 
 @dataclass(slots=True)
@@ -51,7 +110,7 @@ class SessionRecord:
     cache_read: int
     cache_write: int
     cost: float
-    usage: list[UsageRecord] = field(default_factory=list)
+    usage: UsageLog = field(default_factory=UsageLog)
     # agent id -> page path, for subagent transcripts rendered as their own pages.
     subagents: dict[str, str] = field(default_factory=dict)
     parent_session: str | None = None
@@ -67,7 +126,7 @@ class SessionRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SessionRecord:
-        """The record orjson wrote (it serialises the dataclass natively, usage rows as arrays)."""
+        """The record orjson wrote (it serialises the dataclasses natively, usage groups as arrays)."""
         values = dict(data)
-        values["usage"] = [UsageRecord(*row) for row in values.get("usage", [])]
+        values["usage"] = UsageLog.from_json(values["usage"])
         return cls(**values)

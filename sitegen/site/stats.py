@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from sitegen.render.page import format_tokens
 from sitegen.site.charts import Category, Period, category_chart, period_index, periods_for, time_chart
-from sitegen.site.records import SessionRecord, UsageRecord
+from sitegen.site.records import SessionRecord, UsageGroup, UsageLog
 
 __all__ = [
     "FlaggedTurn",
@@ -47,13 +47,13 @@ class Tally:
     def tokens(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
 
-    def add_usage(self, usage: UsageRecord) -> None:
-        self.messages += 1
-        self.input += usage.input
-        self.output += usage.output
-        self.cache_read += usage.cache_read
-        self.cache_write += usage.cache_write
-        self.cost += usage.cost
+    def add_group(self, group: UsageGroup) -> None:
+        self.messages += group.messages
+        self.input += group.input
+        self.output += group.output
+        self.cache_read += group.cache_read
+        self.cache_write += group.cache_write
+        self.cost += group.cost
 
     def merge(self, other: Tally) -> None:
         self.sessions += other.sessions
@@ -127,8 +127,25 @@ def _session_day(record: SessionRecord) -> date | None:
     day = _day_of_ms(record.created_ms) or _day_of_ms(record.modified_ms)
     if day is not None:
         return day
-    days = [d for d in (_day_of_text(u.day) for u in record.usage) if d is not None]
+    days = [d for d in (_day_of_text(g.day) for g in record.usage.groups) if d is not None]
     return min(days) if days else None
+
+
+def _new_usage(record: SessionRecord, seen: set[str], stats: Stats) -> list[UsageGroup]:
+    """The session's usage per (model, day) without rows an older session already counted."""
+    usage = record.usage
+    if seen.isdisjoint(usage.keys):
+        # Shares nothing with older sessions (most do): its stored sums are the answer.
+        seen.update(usage.keys)
+        return usage.groups
+    fresh = []
+    for row in usage.rows():
+        if row.key in seen:
+            stats.duplicates += 1
+        else:
+            seen.add(row.key)
+            fresh.append(row)
+    return UsageLog.of(fresh).groups
 
 
 def _sorted_tallies(tallies: Mapping[str, Tally]) -> list[Tally]:
@@ -153,28 +170,18 @@ def compute_stats(records: Sequence[SessionRecord]) -> Stats:
             stats.undated += 1
         else:
             stats.days.setdefault(day, Tally(key=day.isoformat())).sessions += 1
-        used = {m or UNKNOWN_MODEL for m in record.models} | {u.model or UNKNOWN_MODEL for u in record.usage}
+        used = {m or UNKNOWN_MODEL for m in record.models} | {g.model or UNKNOWN_MODEL for g in record.usage.groups}
         for name in used:
             models.setdefault(name, Tally(name=name, key=name)).sessions += 1
-        # Summed per (model, day) first: a session has thousands of usage rows but few such groups.
-        groups: dict[tuple[str, str], Tally] = {}
-        for usage in record.usage:
-            if usage.key in seen:
-                stats.duplicates += 1
-                continue
-            seen.add(usage.key)
-            group = groups.get((usage.model, usage.day))
-            if group is None:
-                group = groups[(usage.model, usage.day)] = Tally()
-            group.add_usage(usage)
-        for (model_name, day_text), group in groups.items():
-            stats.totals.merge(group)
-            project.merge(group)
-            model = model_name or UNKNOWN_MODEL
-            models.setdefault(model, Tally(name=model, key=model)).merge(group)
-            usage_day = _day_of_text(day_text)
+        # Summed per (model, day): a session has thousands of usage rows but few such groups.
+        for group in _new_usage(record, seen, stats):
+            stats.totals.add_group(group)
+            project.add_group(group)
+            model = group.model or UNKNOWN_MODEL
+            models.setdefault(model, Tally(name=model, key=model)).add_group(group)
+            usage_day = _day_of_text(group.day)
             if usage_day is not None:
-                stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat())).merge(group)
+                stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat())).add_group(group)
     stats.days = dict(sorted(stats.days.items()))
     stats.models = _sorted_tallies(models)
     stats.projects = _sorted_tallies(projects)
@@ -316,9 +323,11 @@ def render_stats_page(
     assets: Mapping[str, str],
     version: str,
     problem_count: int,
+    stats: Stats | None = None,
 ) -> str:
-    """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on)."""
-    stats = compute_stats(records)
+    """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on); `stats`, when
+    given, is compute_stats(records) already made."""
+    stats = stats if stats is not None else compute_stats(records)
     return env.get_template("stats.html.j2").render(
         root=root,
         assets=assets,

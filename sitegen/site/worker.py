@@ -11,7 +11,7 @@ from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
-from sitegen.site.records import SessionRecord, UsageRecord
+from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, store_search_entries
 from sitegen.site.sources import is_utf8_path
@@ -88,7 +88,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         cache_read=totals.usage.cache_read,
         cache_write=totals.usage.cache_write,
         cost=round(totals.usage.cost, 6),
-        usage=usage,
+        usage=UsageLog.of(usage),
         subagents=subagents,
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
