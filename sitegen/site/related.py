@@ -155,14 +155,20 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
     # A word in a quarter of all sessions tells little about any pair and makes every pair a
     # candidate (quadratic work): leave such words out.
     common = max(COMMON_MIN_SESSIONS, documents // 4)
+    # Each word's idf and each count's tf factor once, not once per session that has them.
+    idf = {word: math.log((1 + documents) / (1 + df)) for word, df in frequency.items() if df <= common}
+    tf_factor: dict[int, float] = {}
     top: dict[str, dict[str, float]] = {}
     postings: dict[str, list[tuple[str, float]]] = {}
     for key in sorted(terms):
-        weights = {
-            word: (1 + math.log(tf)) * math.log((1 + documents) / (1 + frequency[word]))
-            for word, tf in terms[key].items()
-            if frequency[word] <= common
-        }
+        weights = {}
+        for word, tf in terms[key].items():
+            word_idf = idf.get(word)
+            if word_idf is not None:
+                factor = tf_factor.get(tf)
+                if factor is None:
+                    factor = tf_factor[tf] = 1 + math.log(tf)
+                weights[word] = factor * word_idf
         norm = math.sqrt(sum(w * w for w in weights.values()))
         if norm == 0:
             continue
@@ -172,16 +178,15 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
         top[key] = {word: weight for weight, word in best}
         for weight, word in best:
             postings.setdefault(word, []).append((key, weight))
+    # A word shared by too many sessions says little about which are alike: it proposes none.
+    useful = {word: listed for word, listed in postings.items() if len(listed) <= CANDIDATE_POSTINGS}
     related: dict[str, list[str]] = {}
     for key, vector in top.items():
         scores: dict[str, float] = {}
         for word, weight in vector.items():
-            listed = postings[word]
-            if len(listed) > CANDIDATE_POSTINGS:
-                continue  # shared by too many sessions to say which are alike
-            for other, other_weight in listed:
-                if other != key:
-                    scores[other] = scores.get(other, 0.0) + weight * other_weight
+            for other, other_weight in useful.get(word, ()):
+                scores[other] = scores.get(other, 0.0) + weight * other_weight
+        scores.pop(key, None)
         ranked = sorted((-score, other) for other, score in scores.items() if score > MIN_SIMILARITY)
         related[key] = [other for _, other in ranked[:count]]
     return related
