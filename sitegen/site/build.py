@@ -121,10 +121,7 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | 
     if not jobs:
         return []
     # Rendering imports jinja, markdown-it and pygments, the pool multiprocessing: only a build with
-    # work to do pays for them.
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
+    # work to do pays for the first, and only one with several sessions to render for the second.
     from sitegen.site.worker import render_job
 
     outcomes: list[RenderOutcome] = []
@@ -134,6 +131,9 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | 
             if progress:
                 progress(index, len(jobs), job.key)
         return outcomes
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
     # Largest first, so one big session does not finish alone at the end.
