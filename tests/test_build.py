@@ -154,6 +154,21 @@ def test_broken_file_is_a_problem_not_a_failure(tmp_path: Path, agent: Path) -> 
     assert strict.exit_code == 1 and "notjson" in strict.stderr
 
 
+def test_console_build_keeps_its_exit_code_and_output_when_it_skips_teardown(tmp_path: Path, agent: Path) -> None:
+    """The console entry ends a build with os._exit: what it printed must still arrive, through
+    pipes, and --strict must still exit 1."""
+    broken = agent / "sessions" / "--work-alpha--" / "2026-01-06T00-00-00-000Z_notjson.jsonl"
+    broken.write_bytes(b"\x00\x01 not a session\n")
+    command = [sys.executable, "-c", "from sitegen.cli import main; main()", "build", "--agent-dir", str(agent)]
+    site = tmp_path / "site"
+    done = subprocess.run([*command, "--out", str(site), "--strict"], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stdout.startswith(f"Built {site}: 4 sessions, 3 rendered") and done.stdout.endswith("s\n")
+    assert "problem:" in done.stderr and "notjson" in done.stderr
+    again = subprocess.run([*command, "--out", str(site)], capture_output=True, text=True)
+    assert again.returncode == 0 and "is up to date" in again.stdout
+
+
 def test_hostile_cwd_is_escaped_everywhere(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     cwd = "/tmp/<script>alert('ZZ_CWD_ZZ')</script>"
@@ -267,6 +282,41 @@ def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
     assert 'href="2026-01-01T00-00-00-000Z_parent-1/Scout.html"' in parent.read_text()
     assert "../2026-01-01T00-00-00-000Z_parent-1.html#entry-r1" in sub_page.read_text()
     assert crawl(site) == []
+
+
+def test_subagent_page_is_rendered_again_only_when_its_inputs_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = tmp_path / "agent"
+    path = make_session(agent, "/work/sub", "parent-2", "ZZ_PARENT_ZZ")
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    sidecar = SessionBuilder(session_id="sub-2", cwd="/work/sub")
+    sidecar.user("s1", "ZZ_SUBTASK_ZZ")
+    sidecar.write(artifacts / "Scout.jsonl")
+    site = tmp_path / "site"
+    build(site, agent)
+    sub_page = session_page(site, "parent-2").with_suffix("") / "Scout.html"
+    sub_page.write_text("ZZ_KEPT_ZZ")  # stands for the page the last build wrote
+
+    _append_user_line(path, "late0001", "r1")
+    result = build(site, agent)
+    assert result.rendered == ["2026-01-01T00-00-00-000Z_parent-2"]
+    assert sub_page.read_text() == "ZZ_KEPT_ZZ"  # the parent grew; its subagent did not
+
+    _append_user_line(artifacts / "Scout.jsonl", "late0002", "s1")
+    _append_user_line(path, "late0003", "late0001")
+    build(site, agent)
+    assert "ZZ_late0002_ZZ" in sub_page.read_text()
+
+    sub_page.write_text("ZZ_KEPT_ZZ")
+    manifest_path = site / MANIFEST_PATH
+    manifest = orjson.loads(manifest_path.read_bytes())
+    manifest["templates"] = "something-else"
+    manifest_path.write_bytes(orjson.dumps(manifest))
+    monkeypatch.setattr("sitegen.site.worker._templates_hash", lambda: "changed templates")
+    build(site, agent)
+    assert "ZZ_SUBTASK_ZZ" in sub_page.read_text()
 
 
 def test_demo_build_has_pi_and_odek_sessions(tmp_path: Path) -> None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path, PurePosixPath
 
+from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
+from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
+from sitegen.site.assets import folder_hash
 from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
 from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
@@ -21,6 +25,9 @@ from sitegen.transcript.model import Transcript
 
 __all__ = ["render_job", "session_record"]
 
+# Fragment-store key prefix for what a subagent page was last rendered from ("@" starts no lexer alias).
+_SUBAGENT_INPUTS = "@subagent-page:"
+
 
 @cache
 def _fragments() -> FragmentStore:
@@ -31,6 +38,26 @@ def _fragments() -> FragmentStore:
 def _renderer() -> PageRenderer:
     """One renderer per worker process, so the highlight cache is shared by all its pages."""
     return PageRenderer(_fragments())
+
+
+@cache
+def _templates_hash() -> str:
+    return folder_hash(resource_dir("templates"))
+
+
+def _subagent_inputs(job: RenderJob, sidecar: Path, options: PageOptions) -> str | None:
+    """A digest of what a subagent page is made from: its file, the folder of its own artifacts,
+    the page's links (options) and the code and templates that render it; None if unreadable."""
+    try:
+        stat = sidecar.stat()
+    except OSError:
+        return None
+    try:
+        folder = sidecar.with_suffix("").stat().st_mtime_ns
+    except OSError:
+        folder = 0
+    parts = (__version__, _templates_hash(), stat.st_size, stat.st_mtime_ns, folder, job.default_agent_dirs, options)
+    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _options(job: RenderJob, page: str) -> PageOptions:
@@ -108,19 +135,28 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         pages[sidecar.qualified_id] = page
         # agent:// URLs name a top-level output by its plain id.
         pages.setdefault(sidecar.id, page)
+    fragments = _fragments()
     for sidecar in sidecars:
         page = pages[sidecar.qualified_id]
+        options = _options(job, page)
+        back = relative_url(page, job.page) + _call_anchor(transcript, sidecar.id)
+        options.parent_link = (f"Started by the task call in {transcript.display_title[:60]}", back)
+        options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
+        # A session that grew renders its own page again, not its subagents' unchanged transcripts.
+        inputs = _subagent_inputs(job, sidecar.path, options)
+        stored_key = _SUBAGENT_INPUTS + sidecar.qualified_id
+        if inputs is not None and fragments.get(stored_key) == inputs and (site_dir / page).is_file():
+            fragments.keep(stored_key, inputs)
+            continue
         try:
             sub = load_transcript(sidecar.path, [Path(d) for d in job.default_agent_dirs])
         except SitegenError as error:
             outcome.problem = f"{sidecar.path}: {error}"
             continue
-        options = _options(job, page)
-        back = relative_url(page, job.page) + _call_anchor(transcript, sidecar.id)
-        options.parent_link = (f"Started by the task call in {transcript.display_title[:60]}", back)
-        options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
         _renderer().write(sub, options, site_dir / page)
         outcome.written.append(page)
+        if inputs is not None:
+            fragments.keep(stored_key, inputs)
     return pages
 
 
