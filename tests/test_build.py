@@ -159,11 +159,14 @@ def test_console_build_keeps_its_exit_code_and_output_when_it_skips_teardown(tmp
     pipes, and --strict must still exit 1."""
     broken = agent / "sessions" / "--work-alpha--" / "2026-01-06T00-00-00-000Z_notjson.jsonl"
     broken.write_bytes(b"\x00\x01 not a session\n")
-    command = [sys.executable, "-c", "from sitegen.cli import main; main()", "build", "--agent-dir", str(agent)]
+    # The atexit handler stands for the teardown that is skipped.
+    script = "import atexit; atexit.register(print, 'ZZ_TEARDOWN_ZZ'); from sitegen.cli import main; main()"
+    command = [sys.executable, "-c", script, "build", "--agent-dir", str(agent)]
     site = tmp_path / "site"
     done = subprocess.run([*command, "--out", str(site), "--strict"], capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stdout.startswith(f"Built {site}: 4 sessions, 3 rendered") and done.stdout.endswith("s\n")
+    assert "ZZ_TEARDOWN_ZZ" not in done.stdout
     assert "problem:" in done.stderr and "notjson" in done.stderr
     again = subprocess.run([*command, "--out", str(site)], capture_output=True, text=True)
     assert again.returncode == 0 and "is up to date" in again.stdout
