@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -320,6 +321,29 @@ def test_subagent_page_is_rendered_again_only_when_its_inputs_change(
     monkeypatch.setattr("sitegen.site.worker._templates_hash", lambda: "changed templates")
     build(site, agent)
     assert "ZZ_SUBTASK_ZZ" in sub_page.read_text()
+
+
+def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    path = make_session(agent, "/work/sub", "parent-3", "ZZ_PARENT_ZZ")
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    sidecar = SessionBuilder(session_id="sub-3", cwd="/work/sub")
+    sidecar.user("s1", "ZZ_SUBTASK_ZZ")
+    sidecar_path = sidecar.write(artifacts / "Scout.jsonl")
+    site = tmp_path / "site"
+    build(site, agent)
+    folder_mtime = artifacts.stat().st_mtime_ns
+    session_mtime = path.stat().st_mtime_ns
+
+    _append_user_line(sidecar_path, "late0004", "s1")  # a running subagent writes; nothing else moves
+    os.utime(artifacts, ns=(folder_mtime, folder_mtime))
+    assert path.stat().st_mtime_ns == session_mtime
+    result = build(site, agent)
+    assert result.rendered == ["2026-01-01T00-00-00-000Z_parent-3"]
+    sub_page = session_page(site, "parent-3").with_suffix("") / "Scout.html"
+    assert "ZZ_late0004_ZZ" in sub_page.read_text()
+    assert build(site, agent).rendered == []
 
 
 def test_demo_build_has_pi_and_odek_sessions(tmp_path: Path) -> None:

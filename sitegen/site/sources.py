@@ -59,9 +59,26 @@ def fingerprint(source: Source) -> Fingerprint | None:
     if source.family == "odek":
         extra = _mtime(source.path.parent / "audit" / f"{source.path.stem}.json")
     else:
-        # New artifacts or subagent sidecars change the page without touching the session file.
-        extra = _mtime(source.path.with_suffix(""))
+        extra = _newest_mtime(source.path.with_suffix(""))
     return Fingerprint(stat.st_size, stat.st_mtime_ns, extra)
+
+
+def _newest_mtime(folder: Path) -> int:
+    """The newest mtime of the artifacts folder and what it holds: a new artifact changes the folder's,
+    but a subagent appending to its sidecar transcript in place changes only the file's."""
+    newest = _mtime(folder)
+    if not newest:
+        return 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return newest
 
 
 def demo_dirs() -> tuple[list[Path], list[Path]]:
