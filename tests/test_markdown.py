@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -42,13 +43,35 @@ def test_lexers_come_from_file_names_only() -> None:
     assert lexer_name_for_path("README") is None
 
 
-def test_file_names_get_the_lexer_pygments_would_choose() -> None:
+def test_lexer_priority_table_matches_the_installed_pygments() -> None:
+    import importlib
+
+    import pygments
+    from pygments.lexers import LEXERS
+
+    from sitegen.render.lexer_priority import PRIORITIES, PYGMENTS_VERSION
+
+    actual = {}
+    for class_name, (module, _name, aliases, patterns, _mimes) in LEXERS.items():
+        priority = getattr(getattr(importlib.import_module(module), class_name), "priority", 0)
+        if aliases and patterns and priority:
+            actual[class_name] = priority
+    if pygments.__version__ != PYGMENTS_VERSION:
+        pytest.skip(f"table is for pygments {PYGMENTS_VERSION}; this is {pygments.__version__} (ranked by import)")
+    assert dict(sorted(actual.items())) == PRIORITIES, "update sitegen/render/lexer_priority.py"
+
+
+@pytest.mark.parametrize("table_version", ["current", "other"])
+def test_file_names_get_the_lexer_pygments_would_choose(table_version: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """For a name made from every pattern pygments knows (plus a prefix and a suffix), the choice is
     pygments' own find_lexer_class_for_filename (without content)."""
     from pygments.lexers import LEXERS, find_lexer_class_for_filename
 
     from sitegen.render.highlight import _lexer_for_name
 
+    if table_version == "other":  # an upgraded pygments: claimants are ranked by importing them
+        monkeypatch.setattr("sitegen.render.highlight.PYGMENTS_VERSION", "0.0")
+    _lexer_for_name.cache_clear()
     names = set()
     for _module, _name, _aliases, patterns, _mimes in LEXERS.values():
         for pattern in patterns:
@@ -60,5 +83,6 @@ def test_file_names_get_the_lexer_pygments_would_choose() -> None:
         alias = expected.aliases[0] if expected is not None and expected.aliases else None
         if _lexer_for_name(name) != alias:
             mismatched.append((name, alias, _lexer_for_name(name)))
+    _lexer_for_name.cache_clear()
     assert len(names) > 2000
     assert mismatched == []

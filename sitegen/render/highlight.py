@@ -7,12 +7,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+import pygments
 from markupsafe import Markup
 from pygments.lexer import Lexer
 from pygments.lexers import LEXERS, find_lexer_class_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 
 from sitegen.render.fragments import FragmentStore, fragment_key
+from sitegen.render.lexer_priority import PRIORITIES, PYGMENTS_VERSION
 from sitegen.render.lexing import lex, prepare_lexer_class
 from sitegen.render.text import escape_text
 
@@ -124,14 +126,16 @@ class _NameIndex:
     exact: dict[str, list[str]]
     by_suffix: dict[str, list[str]]
     globs: list[tuple[str, str]]
+    class_names: dict[str, str]  # alias -> lexer class name
 
 
 @cache
 def _name_index() -> _NameIndex:
-    index = _NameIndex({}, {}, [])
-    for _module, _name, aliases, patterns, _mimes in LEXERS.values():
+    index = _NameIndex({}, {}, [], {})
+    for class_name, (_module, _name, aliases, patterns, _mimes) in LEXERS.items():
         if not aliases:
             continue
+        index.class_names.setdefault(aliases[0], class_name)
         for pattern in patterns:
             if not any(c in pattern for c in "*?["):
                 index.exact.setdefault(pattern, []).append(aliases[0])
@@ -158,8 +162,14 @@ def _lexer_for_name(name: str) -> str | None:
         return next(iter(matches))[0]
     # Several lexers claim the name (*.h, *.m, *.pl): rank them as pygments does without content,
     # by priority, a bonus for a pattern naming the file exactly, then class name.
-    # Classes, not instances: some lexers (sql+jinja) build others and compile all their rules.
     ranked = []
+    if pygments.__version__ == PYGMENTS_VERSION:
+        for alias, exact in matches:
+            class_name = index.class_names[alias]
+            ranked.append((PRIORITIES.get(class_name, 0) + (0.5 if exact else 0), class_name, alias))
+        return max(ranked)[2]
+    # Another pygments: classes, not instances (some lexers, sql+jinja, build others and compile
+    # all their rules).
     for alias, exact in matches:
         cls = _lexer_class_by_name(alias)
         if cls is not None:
