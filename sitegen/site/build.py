@@ -220,7 +220,9 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     current: dict[str, ManifestEntry] = {}
     taken = {entry.key for entry in previous.values()}
     jobs: list[RenderJob] = []
-    pending: dict[str, tuple[list[int], str]] = {}
+    # source -> (fingerprint, content hash); a new session's hash is taken by its worker (None here),
+    # so a cold build does not read every file once more before rendering starts.
+    pending: dict[str, tuple[list[int], str | None]] = {}
     assets = publish_assets(out)
     dirs_for_blobs = tuple(str(d) for d in pi_dirs)
     for source in sources:
@@ -239,12 +241,13 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
                 current[path] = old
                 continue
         else:
-            digest = content_hash(source.path)
+            digest = None
         if old is not None and old.page:
             key, slug, page = old.key, old.project_slug, old.page  # a page keeps its address
         else:
             planned = _plan_key(source, taken)
             if planned is None:
+                digest = digest or content_hash(source.path)
                 current[path] = ManifestEntry(stamp.to_json(), digest, "", "", "", problem="Not a session file")
                 continue
             key, slug, page = planned
@@ -262,6 +265,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     by_source = {job.source: job for job in jobs}
     for outcome in _run_jobs(jobs, workers, on_progress):
         stamp_json, digest = pending[outcome.source]
+        digest = digest or outcome.content_hash
         job = by_source[outcome.source]
         current[outcome.source] = ManifestEntry(
             stamp_json, digest, job.key, job.project_slug, job.page, outcome.record, outcome.problem

@@ -32,6 +32,7 @@ class RenderOutcome:
     record: SessionRecord | None = None
     problem: str | None = None
     written: list[str] = field(default_factory=list)
+    content_hash: str = ""  # of the session file, taken just before it was read for this render
 
 
 def relative_url(from_page: str, to_path: str) -> str:

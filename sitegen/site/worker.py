@@ -15,6 +15,7 @@ from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.site.assets import folder_hash
 from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
+from sitegen.site.manifest import content_hash
 from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, store_search_entries
@@ -175,6 +176,7 @@ def render_job(job: RenderJob) -> RenderOutcome:
     fragments = _fragments()
     fragments.load(fragments_path(Path(job.site_dir), job.key))
     try:
+        outcome.content_hash = content_hash(Path(job.source))
         transcript = load_transcript(Path(job.source), [Path(d) for d in job.default_agent_dirs])
         subagents = _render_subagents(job, transcript, outcome)
         options = _options(job, job.page)
