@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from sessions import SessionBuilder, text, thinking, tool_call
 from site_helpers import build, make_session
 
@@ -192,6 +194,21 @@ def test_tokens_are_lowercased_words_of_two_to_32_letters_or_digits() -> None:
         assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))
 
 
+# ASCII letters, digits and separators; non-ASCII characters that only separate words (the snippets'
+# ellipsis, dashes, check marks, box drawing, a combining dot) and ones that are letters (including
+# the Kelvin sign and dotted capital I, whose lowercase forms are ASCII or longer).
+_TEXT = "ab z09_-.\n…—✓│\u0307éßÜ中\u212a\u0130"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_TEXT, max_size=80) | st.text(max_size=40))
+@example("done … ✓ ok—fine →next a—b │x│")
+@example("a" * 33 + "…ok " + "b" * 32 + "—c")
+@example("naïve—café … \ud800 lone")
+def test_counted_terms_are_exactly_the_tokens(sample: str) -> None:
+    assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))
+
+
 # ---- index content and weights --------------------------------------------------------------------
 
 
@@ -215,6 +232,22 @@ def test_index_maps_words_to_entries_with_weights_by_kind(tmp_path: Path) -> Non
     assert hits["one-u"][1] > hits["one-a"][1] > hits["one-r"][1] >= 1
     assert {p[1] for p in postings["hooks"]} == {"two-u", "two-a"}
     assert "bash" in postings and "make" in postings  # tool names and arguments are searchable
+
+
+def test_weights_are_saturated_term_frequency_times_the_kind_weight(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="w", cwd="/work/w")
+    b.user("u1", "zzalpha zzalpha zzbeta")
+    b.assistant("a1", [tool_call("c1", "bash", command="make")])
+    b.tool_result("r1", "c1", "bash", "zzrep " * 9)
+    site = tmp_path / "site"
+    index_sessions(site, {"w": load_transcript(b.write(tmp_path / "w.jsonl"))})
+    _, postings = read_index(site)
+    # BM25 with k1 1.2, b 0.75 and 100 tokens as the average length, times 7 and the kind's weight:
+    # 3 tokens, user (2.0): 30.8 * tf / (tf + 0.327); 9 tokens, tool (0.6): 9.24 * 9 / (9 + 0.381).
+    weights = {
+        term: [(entry, weight) for _, entry, _, weight in postings[term]] for term in ("zzalpha", "zzbeta", "zzrep")
+    }
+    assert weights == {"zzalpha": [("u1", 26)], "zzbeta": [("u1", 23)], "zzrep": [("r1", 9)]}
 
 
 def test_snippet_text_round_trips(tmp_path: Path) -> None:
@@ -283,9 +316,12 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
     index_sessions(first, transcripts)
     index_sessions(second, dict(reversed(list(transcripts.items()))))
     assert search_files(first) == search_files(second)
+    state = first / ".sitegen" / "search" / "state.json"
+    stamp = state.stat().st_mtime_ns
     assert not update_search_index(
         first, {k: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{k}.html") for k, t in transcripts.items()}
     ).written  # nothing changed: nothing written
+    assert state.stat().st_mtime_ns == stamp
 
 
 def test_growing_past_a_segment_count_rewrites_everything_consistently(tmp_path: Path) -> None:
@@ -333,6 +369,17 @@ def test_sessions_without_stored_entries_are_reported(tmp_path: Path) -> None:
     assert result.missing == ["ghost"]
     index, postings = read_index(site)
     assert index["sessions"] == [["Ghost title", "/work/g", "sessions/g/ghost.html", []]] and not postings
+
+
+def test_a_cache_of_an_older_layout_counts_as_missing(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    index_sessions(site, {"old": small_session(tmp_path / "src", "old", "zzolder layout")})
+    # Format 1 stored each term's postings as [entry count, codes]; read as today's, it would break the merge.
+    cache_path = search._cache_path(site, "old")
+    cache = orjson.loads(cache_path.read_bytes())
+    cache_path.write_bytes(orjson.dumps({**cache, "format": 1, "postings": {"zzolder": [1, "BA"]}}))
+    infos = {"old": SearchDocInfo("Old", "/work/p", "sessions/p/old.html")}
+    assert update_search_index(site, infos, {"old"}).missing == ["old"]
 
 
 # ---- hostile text ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from sitegen.fileio import replace_file
+from sitegen.gcpause import collector_paused
 from sitegen.transcript.model import Node, Transcript
 
 __all__ = [
@@ -40,8 +41,10 @@ __all__ = [
 # never names a missing file. <site>/.sitegen/search/ caches each session's postings, and the state.
 SEARCH_DIR = "search"
 CACHE_DIR = ".sitegen/search"
-# Bump when the index or cache layout changes: every segment is then rewritten from the caches.
+# Bump when the index layout changes: every segment is then rewritten from the caches.
 FORMAT = 1
+# Bump when the per-session cache changes: sessions with an older cache are then extracted again.
+CACHE_FORMAT = 2
 # Characters of searchable text kept per entry kind (after collapsing whitespace). The index stores
 # this text for snippets, so it is capped: what people wrote is kept longest; tool output keeps its
 # start and its end (where errors and summaries are). Text past the cap cannot be found.
@@ -77,6 +80,10 @@ _TOKEN = re.compile(rf"(?<![^\W_])[^\W_]{{2,{MAX_TOKEN}}}(?![^\W_])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # On lowercased ASCII text a token is a run of [a-z0-9]: everything else becomes a space.
 _ASCII_SPACES = bytes(byte if chr(byte) in "0123456789abcdefghijklmnopqrstuvwxyz" else 32 for byte in range(256))
+_ONE_CHARACTER = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+# Non-ASCII characters that are not letters or digits (dashes, arrows, box drawing, the snippets' "…")
+# only separate tokens: turned into spaces, they leave the text on the ASCII path.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
 # Base64 digits for the variable-length numbers of the postings (5 bits per digit, 32 = "more follows").
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -217,13 +224,20 @@ def tokenize(text: str) -> list[str]:
 
 
 def _term_counts(text: str) -> Counter[str]:
-    """tokenize(text), counted; ASCII text takes a faster path (this is most of the indexing time)."""
+    """tokenize(text), counted; text without non-ASCII letters takes a faster path (most of the indexing time)."""
     text = text.lower()
     if not text.isascii():
-        return Counter(_TOKEN.findall(text))
+        for char in set(_NON_ASCII.findall(text)):
+            if not char.isalnum():
+                text = text.replace(char, " ")
+        if not text.isascii():
+            return Counter(_TOKEN.findall(text))
     counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
-    for token in [token for token in counts if not 1 < len(token) <= MAX_TOKEN]:
+    for token in counts.keys() & _ONE_CHARACTER:
         del counts[token]
+    if counts and max(map(len, counts)) > MAX_TOKEN:
+        for token in [token for token in counts if len(token) > MAX_TOKEN]:
+            del counts[token]
     return counts
 
 
@@ -238,27 +252,31 @@ def _number(value: int) -> str:
     return "".join(digits)
 
 
-def _postings(entries: Sequence[SearchEntry]) -> dict[str, list[Any]]:
-    """term -> [entry count, encoded (entry number delta, weight) pairs]; entry numbers start at 1.
+def _weights(kind: str, counts: Counter[str]) -> dict[int, str]:
+    """Posting weight digit per term count of one entry: BM25's saturated term frequency times the
+    kind's weight, as an integer 1..31."""
+    base = BM25_K1 * (1 - BM25_B + BM25_B * sum(counts.values()) / AVERAGE_TOKENS)
+    scale = KIND_WEIGHT[kind] * (BM25_K1 + 1) * WEIGHT_SCALE
+    return {count: _DIGITS[min(31, max(1, round(scale * count / (count + base))))] for count in set(counts.values())}
 
-    The weight is BM25's saturated term frequency times the kind's weight, as an integer 1..31.
+
+def _postings(entries: Sequence[SearchEntry]) -> dict[str, str]:
+    """term -> entry count, then encoded (entry number delta, weight) pairs; entry numbers start at 1.
+
     This loop runs once per (term, entry) pair of the whole corpus, hence the lookup tables."""
     numbers = [_number(value) for value in range(len(entries) + 1)]
     codes: dict[str, list[Any]] = {}  # term -> [last entry number, code, code, ...]
     for number, entry in enumerate(entries, 1):
         counts = _term_counts(entry.text)
-        base = BM25_K1 * (1 - BM25_B + BM25_B * sum(counts.values()) / AVERAGE_TOKENS)
-        scale = KIND_WEIGHT[entry.kind] * (BM25_K1 + 1) * WEIGHT_SCALE
-        weights = [_DIGITS[min(31, max(1, round(scale * count / (count + base))))] for count in range(8)]
+        weights = _weights(entry.kind, counts)
         for term, count in counts.items():
-            weight = weights[count] if count < 8 else _DIGITS[min(31, max(1, round(scale * count / (count + base))))]
             codes_of = codes.get(term)
             if codes_of is None:
-                codes[term] = [number, numbers[number] + weight]
+                codes[term] = [number, numbers[number] + weights[count]]
             else:
-                codes_of.append(numbers[number - codes_of[0]] + weight)
+                codes_of.append(numbers[number - codes_of[0]] + weights[count])
                 codes_of[0] = number
-    return {term: [len(parts) - 1, "".join(parts[1:])] for term, parts in codes.items()}
+    return {term: numbers[len(parts) - 1] + "".join(parts[1:]) for term, parts in codes.items()}
 
 
 def _script(data_id: str, payload: bytes) -> bytes:
@@ -317,7 +335,10 @@ def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry
 
     The next update_search_index merges the cache into the session's segment; nothing here is visible
     to readers until then, so a build stopped after this point leaves the old index working."""
-    cache = {"format": FORMAT, "key": key, "chunks": _chunks(site_dir, entries), "postings": _postings(entries)}
+    # The postings are hundreds of thousands of lists and strings without a cycle among them.
+    with collector_paused():
+        postings = _postings(entries)
+    cache = {"format": CACHE_FORMAT, "key": key, "chunks": _chunks(site_dir, entries), "postings": postings}
     replace_file(_cache_path(site_dir, key), orjson.dumps(cache))
 
 
@@ -352,7 +373,7 @@ def _load_json(path: Path) -> Any:
 
 def _load_cache(site_dir: Path, key: str) -> dict[str, Any] | None:
     cache = _load_json(_cache_path(site_dir, key))
-    if not isinstance(cache, dict) or cache.get("format") != FORMAT or cache.get("key") != key:
+    if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("key") != key:
         return None
     return cache
 
@@ -360,16 +381,23 @@ def _load_cache(site_dir: Path, key: str) -> dict[str, Any] | None:
 def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> list[Any]:
     """Merge the sessions' cached postings into term shards: [bucket count, [shard name or "" per bucket]].
 
-    A term's value lists, per session holding it: slot in the segment, entry count, then the
-    session's own (entry delta, weight) pairs, so cached postings are joined, never decoded."""
+    A term's value lists, per session holding it: slot in the segment, then the session's cached
+    value (entry count and its (entry delta, weight) pairs), so cached postings are joined, never decoded."""
     merged: dict[str, list[str]] = {}
+    size = 0
     for slot, cache in enumerate(caches):
         if cache is None:
             continue
+        postings: dict[str, str] = cache["postings"]
         head = _number(slot)
-        for term, (count, body) in cache["postings"].items():
-            merged.setdefault(term, []).append(head + _number(count) + body)
-    size = sum(len(term) + 6 + sum(len(piece) for piece in pieces) for term, pieces in merged.items())
+        for term, piece in postings.items():
+            held = merged.get(term)
+            if held is None:
+                merged[term] = [head + piece]
+            else:
+                held.append(head + piece)
+        size += len(head) * len(postings) + sum(map(len, postings.values()))
+    size += sum(map(len, merged)) + 6 * len(merged)
     buckets = 1
     while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
         buckets *= 2
@@ -425,12 +453,15 @@ def update_search_index(
             segments[segment] = old
             chunks.update((key, state["sessions"].get(key, [])) for key in segment_keys)
             continue
-        caches = [_load_cache(site_dir, key) for key in segment_keys]
+        # The caches and their merge are many small objects, none of them in a cycle.
+        with collector_paused():
+            caches = [_load_cache(site_dir, key) for key in segment_keys]
+            shards = _write_segment(site_dir, caches)
         for key, cache in zip(segment_keys, caches, strict=True):
             chunks[key] = cache["chunks"] if cache is not None else []
             if cache is None:
                 result.missing.append(key)
-        segments[segment] = {"keys": segment_keys, "shards": _write_segment(site_dir, caches)}
+        segments[segment] = {"keys": segment_keys, "shards": shards}
         result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in segments[segment]["shards"][1] if name)
 
     numbers = {key: number for number, key in enumerate(keys)}
@@ -447,7 +478,7 @@ def update_search_index(
     if _write_if_changed(site_dir / SEARCH_DIR / "index.js", script):
         result.written.append(f"{SEARCH_DIR}/index.js")
     new_state = {"format": FORMAT, "count": count, "segments": segments, "sessions": chunks}
-    replace_file(state_path, orjson.dumps(new_state, option=orjson.OPT_SORT_KEYS))
+    _write_if_changed(state_path, orjson.dumps(new_state, option=orjson.OPT_SORT_KEYS))
     # Only now does nothing refer to the files of replaced segments and sessions.
     shard_names = {f"{name}.js" for segment in segments.values() for name in segment["shards"][1] if name}
     _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
