@@ -203,14 +203,19 @@ def test_output_inside_an_agent_dir_is_refused(tmp_path: Path, agent: Path) -> N
     assert not (agent / "site").exists()
 
 
-def test_forked_copies_are_counted_once_in_totals(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    original = make_session(agent, "/work/fork", "orig-1", "ZZ_FORK_ZZ")
+def _fork_copy(original: Path) -> Path:
+    """What /fork writes: the session's entries under a new header that names the original."""
     copy = original.with_name("2026-01-02T00-00-00-000Z_copy-1.jsonl")
     lines = original.read_bytes().splitlines()
     header = orjson.loads(lines[0])
     header.update(id="copy-1", parentSession="orig-1", timestamp="2026-01-02T00:00:00.000Z")
     copy.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    return copy
+
+
+def test_forked_copies_are_counted_once_in_totals(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    _fork_copy(make_session(agent, "/work/fork", "orig-1", "ZZ_FORK_ZZ"))
     site = tmp_path / "site"
     build(site, agent)
     home = page_text(site / "index.html")
@@ -231,12 +236,7 @@ def test_incremental_site_equals_a_cold_build_of_the_same_sessions(tmp_path: Pat
     """Index, stats and related files come from what the manifest keeps: after sessions were
     appended to, added and removed, they must read exactly as a cold build makes them."""
     agent = tmp_path / "agent"
-    original = make_session(agent, "/work/fork", "orig-1", "ZZ_FORK_ZZ postgres vacuum")
-    copy = original.with_name("2026-01-02T00-00-00-000Z_copy-1.jsonl")
-    lines = original.read_bytes().splitlines()
-    header = orjson.loads(lines[0])
-    header.update(id="copy-1", parentSession="orig-1", timestamp="2026-01-02T00:00:00.000Z")
-    copy.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    copy = _fork_copy(make_session(agent, "/work/fork", "orig-1", "ZZ_FORK_ZZ postgres vacuum"))
     make_session(agent, "/work/alpha", "alpha-1", "postgres replication vacuum", entries=4)
     gone = make_session(agent, "/work/beta", "beta-1", "react hooks")
     site = tmp_path / "site"
