@@ -14,6 +14,7 @@ from sitegen.session.entries import entry_time_ms, is_header, iso_to_ms, message
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import parts_of, transcript_from_session, usage_of
 from sitegen.transcript.model import NODE_KINDS, Transcript
+from tests.sessions import SessionBuilder, text, tool_call
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
@@ -272,6 +273,26 @@ def test_duplicate_ids_give_one_node(tmp_path: Path) -> None:
 
 
 # --- content parts ----------------------------------------------------------------------------------
+
+
+def test_reused_call_ids_pair_with_the_call_on_the_results_own_path(tmp_path: Path) -> None:
+    # Providers that number calls per turn reuse "call_0" on every branch: each result must
+    # reach the call it answers, not whichever call with that id came last in the file.
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("call_0", "bash", command="echo one")])
+    b.tool_result("r1", "call_0", "bash", "one")
+    b.assistant("a2", [tool_call("call_0", "bash", command="echo two")], parent="u1")
+    b.tool_result("r2", "call_0", "bash", "two")
+    b.assistant("a3", [tool_call("call_0", "bash", command="echo three")])
+    b.tool_result("r3", "call_0", "bash", "three")
+    b.user("u2", "late", parent="r1")  # appended after, on the first branch
+    b.assistant("a4", [text("ok")])
+    t = transcript_from_session(open_session(b.write(tmp_path / "s.jsonl")))
+    results = {n.id: [c.result.node_id if c.result else None for c in n.tool_calls] for n in t.nodes}
+    assert results["a1"] == ["r1"]
+    assert results["a2"] == ["r2"]
+    assert results["a3"] == ["r3"]
 
 
 def test_parts_of_content_forms() -> None:

@@ -230,10 +230,39 @@ def node_of_entry(entry: Entry, index: int) -> Node:
     return node
 
 
+# How far up the tree a result looks for its call when several calls share its id.
+_PAIRING_REACH = 10_000
+
+
+def _pair_results(nodes: list[Node], calls: dict[str, list[tuple[Node, ToolCall]]]) -> None:
+    """Give each call its result: by id, and where ids repeat, the call on the result's own path."""
+    by_id = {node.id: node for node in nodes}
+    for node in nodes:
+        result = node.result
+        if result is None or result.call_id not in calls:
+            continue
+        candidates = calls[result.call_id]
+        if len(candidates) == 1:
+            candidates[0][1].result = result
+            continue
+        # Some providers number calls per turn ("call_0"), so the same id appears on many
+        # branches: the call is the nearest ancestor holding it, else the latest one before.
+        holders = {holder.id: call for holder, call in candidates}
+        ancestor, reach = by_id.get(node.parent_id or ""), _PAIRING_REACH
+        while ancestor is not None and ancestor.id not in holders and reach:
+            ancestor, reach = by_id.get(ancestor.parent_id or ""), reach - 1
+        if ancestor is not None and ancestor.id in holders:
+            holders[ancestor.id].result = result
+            continue
+        earlier = [call for holder, call in candidates if holder.index < node.index]
+        if earlier:
+            earlier[-1].result = result
+
+
 def transcript_from_session(session: Session) -> Transcript:
     """Build the transcript: one node per entry, tool results paired to calls by id."""
     nodes: list[Node] = []
-    calls: dict[str, ToolCall] = {}
+    calls: dict[str, list[tuple[Node, ToolCall]]] = {}
     system_prompt: str | None = None
     tools: list[Any] = []
     for index, entry in enumerate(session.entries):
@@ -244,15 +273,13 @@ def transcript_from_session(session: Session) -> Transcript:
         nodes.append(node)
         for call in node.tool_calls:
             if call.id:
-                calls[call.id] = call
+                calls.setdefault(call.id, []).append((node, call))
         if node.kind == "session_init":
             prompt = node.meta.get("systemPrompt")
             system_prompt = prompt if isinstance(prompt, str) else system_prompt
             listed = node.meta.get("tools")
             tools = listed if isinstance(listed, list) else tools
-    for node in nodes:
-        if node.result is not None and node.result.call_id in calls:
-            calls[node.result.call_id].result = node.result
+    _pair_results(nodes, calls)
     header = session.header
     times = [n.time_ms for n in nodes if n.time_ms is not None]
     created = iso_to_ms(header.get("timestamp"))
