@@ -17,6 +17,7 @@ from markupsafe import Markup
 from sitegen import __version__
 from sitegen.fileio import replacing
 from sitegen.gcpause import heap_frozen
+from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import AttachmentResolver
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
@@ -217,6 +218,7 @@ class PageRenderer:
         self.env.globals.update(
             md=self.markdown.render,
             fold=fold_text,
+            ansi=ansi_to_html,
             image=image_view,
             fmt_time=format_time,
             fmt_tokens=format_tokens,

@@ -9,9 +9,12 @@ from markupsafe import Markup
 
 __all__ = ["FOLD_AFTER_LINES", "PREVIEW_LINES", "Folded", "escape_text", "fold_text", "human_size"]
 
-# Output longer than FOLD_AFTER_LINES shows PREVIEW_LINES and folds the rest behind a control.
+# Output longer than FOLD_AFTER_LINES shows PREVIEW_LINES and folds the rest behind a control;
+# so does output of few but huge lines (minified JSON, a base64 dump), by characters.
 FOLD_AFTER_LINES = 40
 PREVIEW_LINES = 24
+FOLD_AFTER_CHARS = 8000
+PREVIEW_CHARS = 3000
 
 
 def escape_text(text: str) -> Markup:
@@ -26,6 +29,15 @@ class Folded:
     rest: Markup | None
     lines: int
     rest_lines: int
+    rest_chars: int = 0  # set when the preview ends inside a line
+
+    @property
+    def summary(self) -> str:
+        """What the control that opens the rest says."""
+        lines = f"{self.lines:,} line{'' if self.lines == 1 else 's'}"
+        if self.rest_chars:
+            return f"Show {self.rest_chars:,} more characters ({lines} in all)"
+        return f"Show {self.rest_lines:,} more line{'' if self.rest_lines == 1 else 's'} ({lines} in all)"
 
 
 def fold_text(
@@ -34,14 +46,37 @@ def fold_text(
     """Split text into a preview and a folded rest, each turned into HTML separately (the rest by
     rest_to_html when given: highlighting only what shows before expanding keeps big pages fast)."""
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    if lines <= FOLD_AFTER_LINES:
+    if lines <= FOLD_AFTER_LINES and len(text) <= FOLD_AFTER_CHARS:
         return Folded(head=to_html(text), rest=None, lines=lines, rest_lines=0)
-    cut = -1
-    for _ in range(PREVIEW_LINES):
-        cut = text.index("\n", cut + 1)
-    head, rest = text[: cut + 1], text[cut + 1 :]
+    cut = len(text)
+    if lines > FOLD_AFTER_LINES:
+        cut = -1
+        for _ in range(PREVIEW_LINES):
+            cut = text.index("\n", cut + 1)
+        cut += 1
+    if cut > PREVIEW_CHARS:
+        cut = _char_cut(text, PREVIEW_CHARS)
+    head, rest = text[:cut], text[cut:]
+    head_lines = head.count("\n")
     rest_html = (rest_to_html or to_html)(rest)
-    return Folded(head=to_html(head), rest=rest_html, lines=lines, rest_lines=lines - PREVIEW_LINES)
+    mid_line = not head.endswith("\n")
+    return Folded(
+        head=to_html(head),
+        rest=rest_html,
+        lines=lines,
+        rest_lines=lines - head_lines,
+        rest_chars=len(rest) if mid_line else 0,
+    )
+
+
+def _char_cut(text: str, limit: int) -> int:
+    """Where to end a preview of at most limit characters: after a line if one ends in its second
+    half, else at the limit, moved back so an ANSI escape sequence is not split in two."""
+    newline = text.rfind("\n", 0, limit)
+    if newline >= limit // 2:
+        return newline + 1
+    escape = text.rfind("\x1b", limit - 24, limit)
+    return escape if escape > 0 else limit
 
 
 def human_size(size: int) -> str:

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from sitegen.odek.framing import ToolFrame
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.highlight import Highlighter
-from sitegen.render.text import Folded, escape_text, fold_text
+from sitegen.render.text import FOLD_AFTER_LINES, PREVIEW_LINES, Folded, escape_text, fold_text
 from sitegen.session.entries import json_text
 from sitegen.transcript.model import Part, ToolCall, ToolResult
 
@@ -82,6 +82,7 @@ class ToolView:
     input: Folded | None = None  # write: the content; task: the prompt
     output: Folded | None = None
     diff: list[DiffLine] = field(default_factory=list)
+    diff_rest: list[DiffLine] = field(default_factory=list)  # a long diff's folded remainder
     diff_stat: str = ""
     exit_code: int | None = None
     images: list[ImageView] = field(default_factory=list)
@@ -164,6 +165,24 @@ def _computed_diff(old: str, new: str, path: str) -> list[DiffLine]:
     return lines
 
 
+_OLD_KEYS = ("oldText", "old_string", "old_str", "oldString")
+_NEW_KEYS = ("newText", "new_string", "new_str", "newString")
+
+
+def _edits_diff(args: Mapping[str, Any], path: str) -> list[DiffLine]:
+    """The diff of an edit's arguments: one old/new pair, or a list of them under "edits"."""
+    pairs: list[Mapping[str, Any]] = [args]
+    edits = args.get("edits")
+    if isinstance(edits, list):
+        pairs += [edit for edit in edits if isinstance(edit, dict)]
+    lines: list[DiffLine] = []
+    for pair in pairs:
+        old, new = _first_str(pair, *_OLD_KEYS), _first_str(pair, *_NEW_KEYS)
+        if old or new:
+            lines += _computed_diff(old, new, path)
+    return lines
+
+
 def _diff_stat(lines: list[DiffLine]) -> str:
     added = sum(1 for line in lines if line.kind == "add")
     removed = sum(1 for line in lines if line.kind == "del")
@@ -219,21 +238,18 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         path = _first_str(args, "path", "file_path", "filePath")
         view.summary = path
         stored = result.details.get("diff") if result is not None else None
-        if isinstance(stored, str) and stored.strip():
-            view.diff = _stored_diff(stored)
-        else:
-            old = _first_str(args, "oldText", "old_string", "old_str", "oldString")
-            new = _first_str(args, "newText", "new_string", "new_str", "newString")
-            if old or new:
-                view.diff = _computed_diff(old, new, path)
+        view.diff = _stored_diff(stored) if isinstance(stored, str) and stored.strip() else _edits_diff(args, path)
         view.diff_stat = _diff_stat(view.diff) if view.diff else ""
+        if len(view.diff) > FOLD_AFTER_LINES:
+            view.diff, view.diff_rest = view.diff[:PREVIEW_LINES], view.diff[PREVIEW_LINES:]
         view.output = fold_text(text)
     elif lowered in ("write", "write_file", "create_file"):
         view.kind = "write"
         path = _first_str(args, "path", "file_path", "filePath")
         view.summary = path
-        content = _first_str(args, "content", "text")
-        view.input = fold_text(content, lambda chunk: highlighter.file(chunk, path), escape_text)
+        content = _first_str(args, "content", "text", "file_text", "contents", "data")
+        if content:
+            view.input = fold_text(content, lambda chunk: highlighter.file(chunk, path), escape_text)
         view.output = fold_text(text)
     elif lowered in ("task", "subagent", "agent", "spawn_agent"):
         view.kind = "task"
@@ -248,6 +264,9 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         view.summary = ""
         view.arguments = highlighter.code(json_text(call.arguments), "json")
         view.output = fold_text(text, ansi_to_html)
+    if view.arguments is None and call.arguments and not _shows_arguments(view):
+        # A known tool called with arguments its renderer does not read: show them as they are.
+        view.arguments = highlighter.code(json_text(call.arguments), "json")
     if result is not None and "odekFrame" in result.details:
         view.frame = frame_view(result.details["odekFrame"])
         if view.frame is not None:
@@ -255,6 +274,17 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
     if text and ("artifact://" in text or "agent://" in text):
         view.attachments = attachments(text)
     return view
+
+
+def _shows_arguments(view: ToolView) -> bool:
+    """Whether a specialised view found what it needs in the arguments."""
+    if view.kind == "edit":
+        return bool(view.summary and view.diff)
+    if view.kind == "write":
+        return bool(view.summary and view.input)
+    if view.kind == "task":
+        return view.input is not None
+    return bool(view.summary)
 
 
 def referenced_urls(text: str) -> list[str]:
