@@ -62,6 +62,8 @@
 
   // Entries and tool results: the elements with a parent link; their ids are "entry-" + entry id.
   var entryEls = conversation ? conversation.querySelectorAll("[data-parent]") : [];
+  // "Context kept after compaction" marks: each belongs to the branch holding its compaction.
+  var keptMarks = conversation ? conversation.querySelectorAll(".kept-mark[data-compaction]") : [];
   for (var i = 0; i < entryEls.length; i++) {
     var el = entryEls[i];
     var id = entryIdOf(el);
@@ -134,6 +136,9 @@
     }
     shown = next;
     shownLeaf = leaf;
+    for (var m = 0; m < keptMarks.length; m++) {
+      keptMarks[m].classList.toggle("kept-elsewhere", !shown.has(keptMarks[m].getAttribute("data-compaction")));
+    }
     // The live server's reload script reads this to bring the reader back to the same branch.
     body.setAttribute("data-leaf", leaf);
     updateStats(path);
@@ -424,8 +429,8 @@
   // one per entry in the HTML would weigh more than the header itself ----
 
   function addCopyButton(event) {
-    var head = event.target.closest ? event.target.closest(".entry-head") : null;
-    var permalink = head && head.querySelector(".permalink");
+    var head = event.target.closest ? event.target.closest(".entry-head, .marker, .result-head") : null;
+    var permalink = head && head.querySelector(":scope > .permalink");
     var entry = head && head.parentElement;
     if (!permalink || !entry || !entry.hasAttribute("data-parent") || head.querySelector(".copy-link")) {
       return;

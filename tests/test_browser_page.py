@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser import PageWatch, chromium, open_page
+from sessions import SessionBuilder, text, tool_call
 
 from sitegen.render.export import export_page, load_transcript
 from sitegen.render.page import format_tokens
@@ -252,6 +253,8 @@ def test_filters(opened: tuple[Page, PageWatch]) -> None:
     assert "filter-no-tools" in page.evaluate("document.body.className")
     assert not tool.is_visible()
     assert visible(page, ROOT)
+    assert not visible(page, CUSTOM)  # less than the default, never more
+    assert not visible(page, LABEL_ROOT)
 
     page.click('button.filter[data-filter="user"]')
     assert visible(page, NEW_USER)
@@ -353,6 +356,59 @@ def test_copy_link(opened: tuple[Page, PageWatch]) -> None:
     page.wait_for_function("button => button.textContent === 'copied'", arg=button.element_handle())
     assert page.evaluate("navigator.clipboard.readText()").endswith(f"branching.html#entry-{NEW_USER}")
     assert_clean(watch)
+
+
+def test_copy_link_on_markers_and_paired_results(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    result_head = page.locator(f"#entry-{RESULT} > .result-head")
+    result_head.hover()
+    assert result_head.locator(f'button.copy-link[data-copy="{RESULT}"]').count() == 1
+    page.click('button.filter[data-filter="all"]')
+    marker = page.locator(f"#entry-{CUSTOM} > .marker")
+    marker.hover()
+    assert marker.locator(f'button.copy-link[data-copy="{CUSTOM}"]').count() == 1
+    assert_clean(watch)
+
+
+def test_deep_link_to_a_result_lands_below_the_toolbar(browser: Browser, page_file: Path) -> None:
+    page, watch = open_page(browser, page_file, fragment=f"#entry-{RESULT}")
+    try:
+        page.wait_for_function(
+            f"(() => {{ const r = document.getElementById('entry-{RESULT}').getBoundingClientRect();"
+            " const bar = document.querySelector('.toolbar').getBoundingClientRect();"
+            " return r.top >= bar.bottom && r.top < innerHeight; })()"
+        )
+        assert_clean(watch)
+    finally:
+        page.context.close()
+
+
+def test_kept_mark_and_result_label_follow_the_branch(browser: Browser, tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="ls")])
+    b.tool_result("r1", "c1", "bash", "files")
+    b.assistant("a2", [text("listed")])
+    b.user("u2", "compact me")
+    b.add("compaction", "k1", summary="so far", firstKeptEntryId="a2", tokensBefore=900)
+    b.user("u3", "after the compaction")
+    b.add("label", "l1", targetId="r1", label="ZZ_RESULT_LABEL_ZZ")
+    b.user("u4", "the newest branch, without the compaction", parent="a2")
+    out = export(b.write(tmp_path / "kept.jsonl"), tmp_path / "kept.html")
+    page, watch = open_page(browser, out)
+    try:
+        mark = page.locator("#entry-a2 > .kept-mark")
+        assert not mark.is_visible()  # its compaction is on the other branch
+        page.locator('#tree li[data-id="u3"] a').click()
+        assert mark.is_visible()
+        page.locator('#tree li[data-id="u4"] a').click()
+        assert not mark.is_visible()
+        page.click('button.filter[data-filter="labelled"]')
+        assert visible(page, "a1") and visible(page, "r1")  # the call, through its labelled result
+        assert not visible(page, "u1")
+        assert_clean(watch)
+    finally:
+        page.context.close()
 
 
 def test_copy_link_reached_by_keyboard(opened: tuple[Page, PageWatch]) -> None:

@@ -329,3 +329,21 @@ def test_times_are_utc_to_the_second_and_nonsense_is_unknown() -> None:
     assert format_time(253_402_300_800_000) == ""  # past year 9999
     assert format_time(-10**15) == ""
     assert format_time(None) == ""
+
+
+def test_kept_mark_on_another_branch_starts_hidden_and_result_labels_show(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="ls")])
+    b.tool_result("r1", "c1", "bash", "files")
+    b.add("compaction", "k1", summary="so far", firstKeptEntryId="a1", tokensBefore=900)
+    b.add("label", "l1", targetId="r1", label="ZZ_RESULT_LABEL_ZZ")
+    b.user("u2", "newest, without the compaction", parent="r1")
+    html = render(b.write(tmp_path / "kept.jsonl"))
+    assert '<div class="kept-mark kept-elsewhere" data-compaction="k1">' in html
+    result = re.search(r'<div class="tool-result" id="entry-r1"[^>]*>\s*<p class="result-head">(.*?)</p>', html)
+    assert result and 'data-label="ZZ_RESULT_LABEL_ZZ"' in result.group(0)
+    assert '<span class="badge label">ZZ_RESULT_LABEL_ZZ</span>' in result.group(1)
+    b.user("u3", "on the compacted branch", parent="l1")
+    html = render(b.write(tmp_path / "kept.jsonl"))
+    assert '<div class="kept-mark" data-compaction="k1">' in html
