@@ -94,8 +94,19 @@
       done = true;
       // After the page script's own jump to the fragment, which also runs at load.
       window.requestAnimationFrame(function () {
-        var y = state.atBottom ? document.documentElement.scrollHeight : state.y;
-        window.scrollTo(state.x, y);
+        var root = document.documentElement;
+        var page = window.sitegenPage;
+        if (page && page.scrollSettled) {
+          // The session page's settling scroll: it also cancels the page's own, still running
+          // jump to an #entry- fragment, and holds while off-screen entries get their heights.
+          window.scrollTo(state.x, window.scrollY);
+          page.scrollSettled(function () {
+            var target = state.atBottom ? root.scrollHeight - window.innerHeight : state.y;
+            return target - window.scrollY;
+          });
+        } else {
+          window.scrollTo(state.x, state.atBottom ? root.scrollHeight : state.y);
+        }
         window.history.scrollRestoration = "auto";
       });
     }

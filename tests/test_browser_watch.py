@@ -119,6 +119,28 @@ def test_appended_line_reloads_the_open_page_in_place(browser: Browser, tmp_path
     assert errors == []
 
 
+def test_reload_keeps_the_place_of_a_reader_who_came_by_a_deep_link(
+    browser: Browser, tmp_path: Path, agent: Path
+) -> None:
+    session = make_session(agent, "/work/alpha", "sess-alpha", "alpha", entries=60)
+    errors: list[str] = []
+    with LiveSite(_config(tmp_path, agent), port=0, paths=[agent / "sessions"]) as live:
+        first = live.start()
+        assert live.watching.wait(5)
+        page = _open(browser, live.url + _page_of(first, session.stem) + "#entry-u10", errors)
+        page.wait_for_timeout(300)  # the page's own jump to the fragment has settled
+        page.evaluate("window.scrollTo(0, 2400)")
+        _append(session, "zzappend", "u59", "ZZ_APPENDED_ZZ")
+        _wait_for_entry(page, "zzappend", "ZZ_APPENDED_ZZ", 5000)
+        assert page.evaluate("location.hash") == "#entry-u10"
+        # Where the reader had scrolled to, not back at the fragment's entry, and it stays there.
+        _until(page, "window.scrollY === 2400", 2)
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.scrollY") == 2400
+        page.context.close()
+    assert errors == []
+
+
 def test_reader_at_the_end_stays_at_the_end(browser: Browser, tmp_path: Path, agent: Path) -> None:
     session = make_session(agent, "/work/alpha", "sess-alpha", "alpha", entries=60)
     errors: list[str] = []

@@ -32,7 +32,7 @@ def test_watch_serves_the_demo_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
         with urllib.request.urlopen(url + "index.html", timeout=10) as response:
             html = response.read().decode()
             assert response.headers["Cache-Control"] == "no-cache"
-        assert "/__sitegen__/reload.js" in html
+        assert '<script src="__sitegen__/reload.js"' in html
         assert "/__sitegen__/reload.js" not in (tmp_path / "site" / "index.html").read_text()
         process.send_signal(signal.SIGINT)
         out, _ = process.communicate(timeout=30)

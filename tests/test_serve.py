@@ -15,7 +15,7 @@ import pytest
 from sitegen.site.serve import EVENTS_URL, RELOAD_URL, SiteApp, SiteVersion, inject, make_server
 
 PAGE = b"<!doctype html><html><head><title>t</title></head><body><p>ZZ_PAGE_ZZ</p></body></html>\n"
-TAG = b'<script src="/__sitegen__/reload.js"'
+TAG = b'__sitegen__/reload.js" data-version='
 
 
 @pytest.fixture
@@ -74,10 +74,23 @@ def test_script_injected_into_html_only(app: SiteApp, site: Path) -> None:
 def test_injection_goes_before_the_last_body_end() -> None:
     html = b"<body><pre>&lt;/body&gt; </body> in text</pre></BODY >\n"
     out = inject(html, "v-1")
-    assert out.endswith(b'<script src="/__sitegen__/reload.js" data-version="v-1"></script></BODY >\n')
+    assert out.endswith(b'<script src="__sitegen__/reload.js" data-version="v-1"></script></BODY >\n')
     assert inject(b"<p>no end", "v-1").endswith(b"</script>")
     long = b"<body>" + b"x" * 10_000 + b"</body>" + b"y" * 10_000
-    assert inject(long, "v-1").index(TAG) == 6 + 10_000
+    assert inject(long, "v-1").index(b"<script") == 6 + 10_000
+
+
+def test_script_is_named_relative_to_the_page(app: SiteApp) -> None:
+    # Relative, so the site also works mounted under a path prefix behind a proxy.
+    for url, src in (
+        ("/", b'src="__sitegen__/reload.js"'),
+        ("/index.html", b'src="__sitegen__/reload.js"'),
+        ("/sessions/proj/one.html", b'src="../../__sitegen__/reload.js"'),
+        ("/sessions/proj/missing.html", b'src="../../__sitegen__/reload.js"'),
+    ):
+        assert src in app.handle("GET", url).body, url
+    assert app.handle("GET", "//__sitegen__/reload.js").status == 200
+    assert app.handle("GET", "/sessions//__sitegen__/reload.js").status == 404
 
 
 def test_root_and_folders(app: SiteApp) -> None:

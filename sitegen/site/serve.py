@@ -39,6 +39,7 @@ __all__ = [
 log = logging.getLogger("sitegen.serve")
 
 RELOAD_URL = "/__sitegen__/reload.js"
+_REPEATED_SLASHES = re.compile("//+")
 EVENTS_URL = "/__sitegen__/events"
 # How long a page request waits for a running build before serving what is on disk anyway.
 WAIT_TIMEOUT_S = 30.0
@@ -241,9 +242,11 @@ class SiteApp:
         if method not in ("GET", "HEAD"):
             return self._plain(HTTPStatus.METHOD_NOT_ALLOWED, "Only GET and HEAD are served.", Allow="GET, HEAD")
         parts = _split_target(target)
-        if parts.path == RELOAD_URL:
+        # Pages name the script by a relative URL, which "//" in a page's address can leave doubled.
+        own_path = _REPEATED_SLASHES.sub("/", parts.path)
+        if own_path == RELOAD_URL:
             return self._reload_script()
-        if parts.path == EVENTS_URL:
+        if own_path == EVENTS_URL:
             since = parse_qs(parts.query).get("since", [""])[0]
             return self._events(since)
         if not self.version.wait_settled(self.wait_timeout):
@@ -273,7 +276,7 @@ class SiteApp:
             return self._plain(HTTPStatus.FORBIDDEN, "This file cannot be read.")
         kind = content_type(found)
         if kind.startswith("text/html"):
-            data = inject(data, token)
+            data = inject(data, token, parts.path)
         return Response(HTTPStatus.OK, self._headers(**{"Content-Type": kind}), data)
 
     def _locate(self, url_path: str) -> Path | None:
@@ -311,7 +314,7 @@ class SiteApp:
         # An HTML 404 carries the reload script too: the page appears once a build creates it.
         page = not_found_page(url_path)
         headers = self._headers(**{"Content-Type": "text/html; charset=utf-8"})
-        return Response(HTTPStatus.NOT_FOUND, headers, inject(page, token))
+        return Response(HTTPStatus.NOT_FOUND, headers, inject(page, token, url_path))
 
     def _reload_script(self) -> Response:
         data = (resource_dir("static") / "reload.js").read_bytes()
@@ -350,9 +353,11 @@ def not_found_page(url_path: str) -> bytes:
     ).encode()
 
 
-def inject(html: bytes, token: str) -> bytes:
-    """The page with the reload script before its last </body> (or at the end when there is none)."""
-    tag = f'<script src="{RELOAD_URL}" data-version="{token}"></script>'.encode()
+def inject(html: bytes, token: str, url_path: str = "/") -> bytes:
+    """The page served at url_path with the reload script before its last </body> (or at the end when
+    there is none), named relative to the page so the site works under any path prefix or proxy."""
+    up = "../" * max(0, url_path.count("/") - 1)
+    tag = f'<script src="{escape(up)}{RELOAD_URL[1:]}" data-version="{escape(token)}"></script>'.encode()
     # Look near the end first: pages are long and </body> is in their last lines.
     matches = list(_BODY_END.finditer(html, max(0, len(html) - 4096))) or list(_BODY_END.finditer(html))
     if not matches:
