@@ -65,6 +65,19 @@ def test_noop_rebuild_writes_nothing(tmp_path: Path, agent: Path) -> None:
     assert snapshot(site) == before
 
 
+def test_the_same_agent_dir_spelled_another_way_is_a_noop(
+    tmp_path: Path, agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    build(site, agent)
+    before = snapshot(site)
+    monkeypatch.chdir(tmp_path)
+    for spelling in (Path("agent"), Path("./agent/"), Path("agent/../agent")):
+        result = build(site, spelling)
+        assert result.rendered == [] and not result.changed, spelling
+    assert snapshot(site) == before
+
+
 def test_touched_but_unchanged_file_is_not_rendered(tmp_path: Path, agent: Path) -> None:
     site = tmp_path / "site"
     build(site, agent)

@@ -110,6 +110,12 @@ def agent_dirs(extra: Sequence[Path] = (), env: Mapping[str, str] = os.environ) 
     return _unique([*(_expand(str(d), env) for d in extra), *default_agent_dirs(env)])
 
 
+def given_dirs(paths: Sequence[Path]) -> list[Path]:
+    """Folders named on the command line, made absolute (without following links): the same
+    folder spelled two ways ("agent", "./agent", "/home/me/agent") must give the same pages."""
+    return [Path(os.path.abspath(path.expanduser())) for path in paths]
+
+
 def env_session_dirs(env: Mapping[str, str] = os.environ) -> list[Path]:
     """The flat sessions folder PI_CODING_AGENT_SESSION_DIR names, when set."""
     value = env.get(SESSION_DIR_ENV, "").strip()

@@ -19,7 +19,7 @@ from sitegen.fileio import replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
-from sitegen.session.discover import agent_dirs
+from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
@@ -72,8 +72,7 @@ class BuildResult:
 def _input_dirs(config: BuildConfig) -> tuple[list[Path], list[Path]]:
     if config.demo:
         return demo_dirs()
-    extra = [p.expanduser() for p in config.agent_dirs]
-    odek_extra = [p.expanduser() for p in config.odek_dirs]
+    extra, odek_extra = given_dirs(config.agent_dirs), given_dirs(config.odek_dirs)
     if not config.use_default_dirs:
         return extra, odek_extra
     return agent_dirs(extra), default_odek_dirs(odek_extra)

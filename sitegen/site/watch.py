@@ -12,7 +12,7 @@ from types import TracebackType
 
 from sitegen.errors import SitegenError
 from sitegen.resources import resource_dir
-from sitegen.session.discover import agent_dirs, env_session_dirs
+from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
 from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
 from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
 from sitegen.site.sources import demo_dirs
@@ -63,12 +63,11 @@ def watch_paths(config: BuildConfig) -> list[Path]:
         pi_dirs, odek_dirs = demo_dirs()
         flat: list[Path] = []
     elif config.use_default_dirs:
-        pi_dirs = agent_dirs([p.expanduser() for p in config.agent_dirs])
-        odek_dirs = [p.expanduser() for p in config.odek_dirs] + [Path.home() / ".odek" / "sessions"]
+        pi_dirs = agent_dirs(given_dirs(config.agent_dirs))
+        odek_dirs = [*given_dirs(config.odek_dirs), Path.home() / ".odek" / "sessions"]
         flat = env_session_dirs()
     else:
-        pi_dirs = [p.expanduser() for p in config.agent_dirs]
-        odek_dirs = [p.expanduser() for p in config.odek_dirs]
+        pi_dirs, odek_dirs = given_dirs(config.agent_dirs), given_dirs(config.odek_dirs)
         flat = []
     paths: list[Path] = []
     for agent in pi_dirs:
