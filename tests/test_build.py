@@ -275,6 +275,30 @@ def test_incremental_site_equals_a_cold_build_of_the_same_sessions(tmp_path: Pat
     assert "$0.51" in page_text(site / "index.html")  # the copy's own usage counted, its shared row not
 
 
+def test_deleting_the_original_updates_the_totals_of_a_fork_in_another_project(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    original = make_session(agent, "/work/orig", "orig-1", "ZZ_FORK_ZZ")
+    copy = _fork_copy(original)
+    header = orjson.loads(copy.read_bytes().splitlines()[0])
+    header["cwd"] = "/work/other"
+    moved = agent / "sessions" / "--work-other--" / copy.name
+    moved.parent.mkdir()
+    moved.write_bytes(orjson.dumps(header) + b"\n" + copy.read_bytes().split(b"\n", 1)[1])
+    copy.unlink()
+    site = tmp_path / "site"
+    build(site, agent)
+    other = next(site.glob("projects/*other*.html"))
+    assert "1 sessions · 0 tokens · $0.00" in page_text(other)  # its entries are the original's
+
+    original.unlink()
+    result = build(site, agent)
+    assert result.rendered == []  # the copy itself did not change
+    assert "1 sessions · 1,130 tokens · $0.01" in page_text(other)  # but its project now owns them
+    cold = tmp_path / "cold"
+    build(cold, agent)
+    assert _site_files(site) == _site_files(cold)
+
+
 def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     path = make_session(agent, "/work/sub", "parent-1", "ZZ_PARENT_ZZ")

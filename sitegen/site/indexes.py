@@ -98,12 +98,15 @@ class IndexWriter:
         by_project: dict[str, list[SessionRecord]] = {}
         for record in records:
             by_project.setdefault(record.project_slug, []).append(record)
+        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost] for p in projects}
         for project in projects:
-            if touched_projects is not None and project.slug not in touched_projects:
+            unchanged = manifest.projects.get(project.slug) == shown[project.slug]
+            if touched_projects is not None and project.slug not in touched_projects and unchanged:
                 continue
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
             written.append(self._write(f"projects/{project.slug}.html", html))
+        manifest.projects = shown
         live = {f"{p.slug}.html" for p in projects}
         folder = self.site_dir / "projects"
         if folder.is_dir():

@@ -78,6 +78,9 @@ class SiteManifest:
     templates: str = ""
     static: str = ""
     sessions: dict[str, ManifestEntry] = field(default_factory=dict)
+    # Per project page, the totals it shows: fork copies are counted once across projects, so a
+    # change in one project can change another's totals, and that page must be written again.
+    projects: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, site_dir: Path) -> SiteManifest:
@@ -97,6 +100,7 @@ class SiteManifest:
             templates=data["templates"],
             static=data["static"],
             sessions={k: ManifestEntry.from_json(v) for k, v in data["sessions"].items()},
+            projects={str(k): list(v) for k, v in data.get("projects", {}).items()},
         )
 
     def save(self, site_dir: Path) -> None:
@@ -106,6 +110,7 @@ class SiteManifest:
             "templates": self.templates,
             "static": self.static,
             "sessions": {k: self.sessions[k].to_json() for k in sorted(self.sessions)},
+            "projects": {k: self.projects[k] for k in sorted(self.projects)},
         }
         # Renamed into place but not synced, like the pages it describes: a manifest that survived a
         # crash they did not would call lost pages up to date.
