@@ -360,6 +360,26 @@ def test_subagent_page_is_rendered_again_only_when_its_inputs_change(
     assert "ZZ_SUBTASK_ZZ" in sub_page.read_text()
 
 
+def test_nested_subagent_appending_in_place_renders_the_page_again(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    path = make_session(agent, "/work/sub", "parent-4", "ZZ_PARENT_ZZ")
+    artifacts = path.with_suffix("")
+    (artifacts / "Alpha").mkdir(parents=True)
+    for name in ("Alpha", "Alpha/Child"):
+        sidecar = SessionBuilder(session_id=name, cwd="/work/sub")
+        sidecar.user("s1", f"ZZ_{name}_ZZ")
+        sidecar.write(artifacts / f"{name}.jsonl")
+    site = tmp_path / "site"
+    build(site, agent)
+    stamps = {p: p.stat().st_mtime_ns for p in (path, artifacts, artifacts / "Alpha", artifacts / "Alpha.jsonl")}
+
+    _append_user_line(artifacts / "Alpha" / "Child.jsonl", "late0005", "s1")  # only the child's file moves
+    for folder, stamp in stamps.items():
+        os.utime(folder, ns=(stamp, stamp))
+    assert build(site, agent).rendered == ["2026-01-01T00-00-00-000Z_parent-4"]
+    assert build(site, agent).rendered == []
+
+
 def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     path = make_session(agent, "/work/sub", "parent-3", "ZZ_PARENT_ZZ")

@@ -63,21 +63,32 @@ def fingerprint(source: Source) -> Fingerprint | None:
     return Fingerprint(stat.st_size, stat.st_mtime_ns, extra)
 
 
+# Subagents nest: a sidecar's own subagents sit in a folder beside it, a level further down
+# (as deep as sitegen.session.artifacts looks for them).
+_SIDECAR_DEPTH = 8
+
+
 def _newest_mtime(folder: Path) -> int:
-    """The newest mtime of the artifacts folder and what it holds: a new artifact changes the folder's,
-    but a subagent appending to its sidecar transcript in place changes only the file's."""
+    """The newest mtime of the artifacts folder and what it holds, nested folders included: a new
+    artifact changes the folder's, but a subagent appending to its sidecar transcript in place
+    changes only the file's (links are not followed)."""
     newest = _mtime(folder)
     if not newest:
         return 0
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                try:
-                    newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
-                except OSError:
-                    continue
-    except OSError:
-        pass
+    pending = [(str(folder), 0)]
+    while pending:
+        current, depth = pending.pop()
+        try:
+            with os.scandir(current) as entries:
+                for entry in entries:
+                    try:
+                        newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+                        if depth < _SIDECAR_DEPTH and entry.is_dir(follow_symlinks=False):
+                            pending.append((entry.path, depth + 1))
+                    except OSError:
+                        continue
+        except OSError:
+            continue
     return newest
 
 
