@@ -391,7 +391,7 @@ def test_page_escapes_hostile_project_and_model(records: list[SessionRecord]) ->
     assert "&lt;img src=x onerror=&#34;ZZ_MODEL_ZZ()&#34;&gt;" in html
     assert "&lt;b&gt;ZZ_RES_ZZ&lt;/b&gt;" in html
     charts = svgs(html)
-    assert len(charts) == 8
+    assert len(charts) == 9
     for chart in charts:
         parse(chart)
 
@@ -403,6 +403,8 @@ def test_page_lists_figures_and_flagged_turns(records: list[SessionRecord]) -> N
     assert 'href="sessions/srv-api/other.html#entry-ZZ_USER_NODE_ZZ"' in html
     assert 'href="sessions/srv-api/other.html#entry-ZZ_CALL_NODE_ZZ"' in html
     assert '<table id="models" class="sortable listing">' in html
+    for caption in ("Sessions per model", "Tokens per model", "Cost per model", "Sessions per project"):
+        assert f"<figcaption>{caption}</figcaption><svg" in html
     assert 'data-count-for="flagged">1 flagged turns<' in html
     assert 'href="projects/home-dev-app.html"' in html
     assert "Problems (2)" in html and 'href="assets/site.0123456789.css"' in html

@@ -298,6 +298,12 @@ def _charts(stats: Stats, root: str) -> dict[str, Markup]:
             periods, [t.tokens for _, t in rows], label="Tokens", fmt=_format_tokens, tip=_tokens_tip, integer=True
         ),
         "day_cost": time_chart(periods, [t.cost for _, t in rows], label="Cost", fmt=format_cost),
+        "model_sessions": category_chart(
+            [Category(t.name, t.sessions) for t in stats.models],
+            label="Sessions per model",
+            fmt=_format_count,
+            tip=_sessions_tip,
+        ),
         "model_tokens": category_chart(
             [Category(t.name, t.tokens) for t in stats.models],
             label="Tokens per model",
