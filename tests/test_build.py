@@ -136,6 +136,7 @@ def test_deleting_a_whole_project_removes_its_page(tmp_path: Path, agent: Path) 
     next(agent.rglob("*_beta-1.jsonl")).unlink()
     build(site, agent)
     assert not list(site.glob("projects/*beta-*.html"))
+    assert not list(site.glob("sessions/*beta*"))  # nor an empty folder where its pages were
     assert "/work/beta" not in page_text(site / "index.html")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import shutil
@@ -117,6 +118,9 @@ def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
     fragments_path(site_dir, entry.key).unlink(missing_ok=True)
     # Subagent pages live in a folder named like the page.
     shutil.rmtree(page.with_suffix(""), ignore_errors=True)
+    # The project's folder goes with its last page (rmdir refuses a folder that still holds one).
+    with contextlib.suppress(OSError):
+        page.parent.rmdir()
 
 
 @contextmanager
