@@ -398,6 +398,9 @@ def _export_target(output: Path | None, session: Path) -> Path:
         raise fail(f"Refusing to write the page over a session file: {target}")
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")
+    artifacts = session.resolve().with_suffix("")
+    if artifacts in target.resolve().parents:
+        raise fail(f"Refusing to write the page into the session's artifacts folder: {target}")
     return target
 
 

@@ -38,6 +38,18 @@ def test_export_never_writes_over_a_session_file(tmp_path: Path) -> None:
     assert path.read_bytes() == before and not (tmp_path / "other.jsonl").exists()
 
 
+def test_export_never_writes_into_the_sessions_artifacts(tmp_path: Path) -> None:
+    path = session(tmp_path)
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    log = artifacts / "0.bash.log"
+    log.write_text("ZZ_ARTIFACT_ZZ")
+    for target in (log, artifacts, artifacts / "page.html"):
+        result = runner.invoke(app, ["export", str(path), str(target)])
+        assert result.exit_code == 1 and "artifacts folder" in result.stderr, target
+    assert log.read_text() == "ZZ_ARTIFACT_ZZ" and sorted(artifacts.iterdir()) == [log]
+
+
 def test_export_into_a_folder_writes_stem_html_there(tmp_path: Path) -> None:
     path = session(tmp_path)
     folder = tmp_path / "pages"
