@@ -173,6 +173,14 @@ def test_artifact_and_subagent_inlined(tmp_path: Path) -> None:
     assert "ZZ_SUBAGENT_ZZ" in html
     assert 'id="sub-Scout-sa1"' in html
 
+    # Named again by a later call: the output twice, the transcript (and its ids) once.
+    b.assistant("a2", [tool_call("c3", "read", path="notes.md")])
+    b.tool_result("r3", "c3", "read", "as agent://Scout said")
+    html = render(b.write(session_path))
+    assert html.count("ZZ_AGENT_OUTPUT_ZZ") == 2
+    assert html.count('id="sub-Scout-sa1"') == 1
+    assert "Its transcript is embedded at the first call that named it." in html
+
 
 def test_ansi_colours_become_spans(tmp_path: Path) -> None:
     b = SessionBuilder()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,9 +53,14 @@ class AttachmentResolver:
     def attachments_for(self, text: str) -> list[Attachment]:
         found = []
         for url in referenced_urls(text):
-            if url not in self._cache:
-                self._cache[url] = self._resolve(url)
-            attachment = self._cache[url]
+            if url in self._cache:
+                attachment = self._cache[url]
+                # Named again later: the output again, but the transcript only once (its entry ids
+                # must stay unique on the page).
+                if attachment is not None and attachment.transcript is not None:
+                    attachment = replace(attachment, transcript=None, transcript_shown_before=True)
+            else:
+                attachment = self._cache[url] = self._resolve(url)
             if attachment is not None:
                 found.append(attachment)
         return found

@@ -48,6 +48,7 @@ class Attachment:
     size: int
     # Rendered HTML of an embedded subagent transcript, when its sidecar exists.
     transcript: Markup | None = None
+    transcript_shown_before: bool = False  # embedded at an earlier call that named the same subagent
 
 
 @dataclass(slots=True)
