@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sitegen.session.entries import entry_time_ms, is_header, iso_to_ms, message_text
+from sitegen.session.entries import entry_time_ms, is_header, iso_to_ms, message_text, shorten
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import parts_of, transcript_from_session, usage_of
 from sitegen.transcript.model import NODE_KINDS, Transcript
@@ -273,6 +273,15 @@ def test_duplicate_ids_give_one_node(tmp_path: Path) -> None:
 
 
 # --- content parts ----------------------------------------------------------------------------------
+
+
+def test_titles_are_shortened_at_a_word_boundary() -> None:
+    assert shorten("  Fix the\n  login   bug ", 70) == "Fix the login bug"
+    long = "Please **Fetch**: `https://example.com/docs` and summarise, then " + "word " * 50
+    short = shorten(long, 60)
+    assert len(short) <= 60 and short.endswith("…") and short[:-1] == long[: len(short) - 1]
+    assert long[len(short) - 1] == " "  # cut between words
+    assert shorten("x" * 100, 10) == "x" * 9 + "…"  # one long word is cut inside it
 
 
 def test_reused_call_ids_pair_with_the_call_on_the_results_own_path(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "iso_to_ms",
     "json_text",
     "message_text",
+    "shorten",
 ]
 
 # Entries stay the dicts orjson gives us: they are passed through untouched, unknown keys
@@ -125,3 +126,14 @@ def message_text(content: object) -> str:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     ]
     return "\n".join(parts)
+
+
+def shorten(text: str, limit: int) -> str:
+    """Text on one line, at most limit characters: cut at a word boundary where one is near, with "…"."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line.rfind(" ", 0, limit)
+    if cut < limit * 2 // 3:  # one long word (a URL, a path): cut inside it
+        cut = limit - 1
+    return line[:cut].rstrip(" ,.;:") + "…"

@@ -13,6 +13,7 @@ from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
+from sitegen.session.entries import shorten
 from sitegen.site.assets import folder_hash
 from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
 from sitegen.site.manifest import content_hash
@@ -141,7 +142,7 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         page = pages[sidecar.qualified_id]
         options = _options(job, page)
         back = relative_url(page, job.page) + _call_anchor(transcript, sidecar.id)
-        options.parent_link = (f"Started by the task call in {transcript.display_title[:60]}", back)
+        options.parent_link = (f"Started by the task call in {shorten(transcript.display_title, 60)}", back)
         options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
         # A session that grew renders its own page again, not its subagents' unchanged transcripts.
         inputs = _subagent_inputs(job, sidecar.path, options)

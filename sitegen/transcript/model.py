@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitegen.session.entries import shorten
 from sitegen.session.tree import SessionTree
 
 __all__ = [
@@ -178,8 +179,7 @@ class Transcript:
 
     @property
     def display_title(self) -> str:
-        title = self.title or self.first_message or self.session_id
-        return " ".join(title.split())[:200]
+        return shorten(self.title or self.first_message or self.session_id, 200)
 
     def totals(self, nodes: list[Node] | None = None) -> Totals:
         """Counts, tokens and cost over the given nodes (default: every node in the file)."""
