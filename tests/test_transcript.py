@@ -280,7 +280,7 @@ def test_titles_are_shortened_at_a_word_boundary() -> None:
     long = "Please **Fetch**: `https://example.com/docs` and summarise, then " + "word " * 50
     short = shorten(long, 60)
     assert len(short) <= 60 and short.endswith("…") and short[:-1] == long[: len(short) - 1]
-    assert long[len(short) - 1] == " "  # cut between words
+    assert long[len(short) - 1] in " ,"  # cut between words
     assert shorten("x" * 100, 10) == "x" * 9 + "…"  # one long word is cut inside it
 
 
