@@ -81,6 +81,16 @@
 
   function buildIndex() {
     var units = [];
+    // The header's collapsed parts first: the system prompt and tool list are text the model saw.
+    var headerParts = doc.querySelectorAll(
+      ".session-header details.system-prompt, .session-header details.tool-list, .session-header details.buffer"
+    );
+    for (var h = 0; h < headerParts.length; h++) {
+      var part = indexEntry(headerParts[h]);
+      if (part.text) {
+        units.push(part);
+      }
+    }
     if (!conversation) {
       return units;
     }

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser import PageWatch, chromium, open_page
-from sessions import SessionBuilder, text, tool_call
+from sessions import SessionBuilder, branching_session, text, tool_call
 
 from sitegen.render.export import export_page, load_transcript
 from sitegen.render.page import format_tokens
@@ -356,6 +356,21 @@ def test_copy_link(opened: tuple[Page, PageWatch]) -> None:
     page.wait_for_function("button => button.textContent === 'copied'", arg=button.element_handle())
     assert page.evaluate("navigator.clipboard.readText()").endswith(f"branching.html#entry-{NEW_USER}")
     assert_clean(watch)
+
+
+def test_find_reaches_the_system_prompt_in_the_header(browser: Browser, tmp_path: Path) -> None:
+    out = export(branching_session().write(tmp_path / "init.jsonl"), tmp_path / "init.html")
+    page, watch = open_page(browser, out)
+    try:
+        prompt = page.locator(".session-header details.system-prompt")
+        assert not prompt.evaluate("d => d.open")
+        page.locator("#find").fill("zz_system_prompt_zz")
+        page.locator("#find").press("Enter")
+        assert page.locator("#find-status").inner_text() == "1 of 1"
+        assert prompt.evaluate("d => d.open")
+        assert_clean(watch)
+    finally:
+        page.context.close()
 
 
 def test_copy_link_on_markers_and_paired_results(opened: tuple[Page, PageWatch]) -> None:
