@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,8 @@ def test_page_is_self_contained(branching: Path) -> None:
     assert "<link" not in html
     assert 'http-equiv="Content-Security-Policy"' in html
     assert "unsafe-eval" not in html and "unsafe-inline" not in html
+    policy = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html).group(1))  # type: ignore[union-attr]
+    assert "connect-src 'none'" in policy and "'self'" not in policy  # it loads and connects to nothing
 
 
 def test_thirty_thousand_deep_chain_exports(tmp_path: Path) -> None:

@@ -427,7 +427,10 @@ def _content_security_policy(css: str | None, scripts: list[str] | None) -> str:
     """Only what the page carries: inline code by hash, images as data: URIs, nothing fetched."""
     style = _csp_hash(css) if css is not None else "'self'"
     script = " ".join(_csp_hash(s) for s in scripts) if scripts is not None else "'self'"
+    # A site page may be served by `sitegen watch`, whose reload script listens to the server;
+    # a self-contained page connects nowhere.
+    connect = "'none'" if scripts is not None else "'self'"
     return (
         f"default-src 'none'; img-src data:; style-src {style}; script-src {script}; "
-        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'"
+        f"connect-src {connect}; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'"
     )
