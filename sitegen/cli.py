@@ -328,6 +328,7 @@ def build_command(
 
     if demo and (agent_dir or odek_dir):
         raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
+    _check_given_dirs(agent_dir, odek_dir)
     started = time.perf_counter()
     config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo, jobs=jobs)
     with Progress(sys.stderr) as progress:
@@ -379,6 +380,7 @@ def watch_command(
         loopback = False
     if not loopback:
         typer.echo(f"Warning: serving on {host}: other machines on the network can read your sessions.", err=True)
+    _check_given_dirs(agent_dir, odek_dir)
     config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo)
     with LiveSite(config, host=host, port=port, report=report) as live:
         with Progress(sys.stderr) as progress:
@@ -388,6 +390,14 @@ def watch_command(
             _open_in_browser(live.url)
         live.wait()
     typer.echo("Stopped.")
+
+
+def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:
+    """A folder named on the command line must exist: a typo would otherwise build an empty site."""
+    for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
+        for folder in given or []:
+            if not folder.expanduser().is_dir():
+                raise fail(f"Not a folder: {option} {folder}")
 
 
 def _export_target(output: Path | None, session: Path) -> Path:

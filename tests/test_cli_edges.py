@@ -163,3 +163,8 @@ def test_build_options_that_cannot_work_are_refused(tmp_path: Path) -> None:
     demo_with_dirs = runner.invoke(app, ["build", "--demo", "--agent-dir", str(tmp_path), "--out", str(tmp_path / "s")])
     assert demo_with_dirs.exit_code == 1 and "--demo builds only" in demo_with_dirs.stderr
     assert runner.invoke(app, ["build", "--jobs", "0", "--out", str(tmp_path / "s")]).exit_code == 2
+    for command in ("build", "watch"):
+        for option in ("--agent-dir", "--odek-dir"):
+            typo = runner.invoke(app, [command, option, str(tmp_path / "no-such"), "--out", str(tmp_path / "s")])
+            assert typo.exit_code == 1 and typo.stderr == f"Not a folder: {option} {tmp_path / 'no-such'}\n"
+    assert not (tmp_path / "s").exists()
