@@ -246,6 +246,28 @@ def _site_files(site: Path) -> dict[str, bytes]:
     }
 
 
+def test_old_v1_copies_share_their_entries_in_totals(tmp_path: Path) -> None:
+    # v1 entries have no ids: migration makes them up per file, so the copy's differ from the original's.
+    folder = tmp_path / "agent" / "sessions" / "--work-old--"
+    folder.mkdir(parents=True)
+    usage = {"input": 1000, "output": 100, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.25}}
+    entries = [
+        {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z", "message": {"role": "user", "content": "go"}},
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "message": {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage},
+        },
+    ]
+    for name, extra in (("orig", {}), ("copy", {"branchedFrom": "orig.jsonl"})):
+        header = {"type": "session", "id": f"old-{name}", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/work/old"}
+        lines = [orjson.dumps({**header, **extra}), *(orjson.dumps(e) for e in entries)]
+        (folder / f"2025-01-01T00-00-00-000Z_old-{name}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    site = tmp_path / "site"
+    build(site, tmp_path / "agent")
+    assert "2 sessions in 1 projects · 1,100 tokens · $0.25" in page_text(site / "index.html")
+
+
 def test_incremental_site_equals_a_cold_build_of_the_same_sessions(tmp_path: Path) -> None:
     """Index, stats and related files come from what the manifest keeps: after sessions were
     appended to, added and removed, they must read exactly as a cold build makes them."""

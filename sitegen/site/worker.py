@@ -23,7 +23,7 @@ from sitegen.site.search import extract_search_entries, store_search_entries
 from sitegen.site.sources import is_utf8_path
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
-from sitegen.transcript.model import Transcript
+from sitegen.transcript.model import Node, Transcript
 
 __all__ = ["render_job", "session_record"]
 
@@ -78,11 +78,21 @@ def _day(ms: int | None) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
 
 
+def _usage_key(transcript: Transcript, node: Node) -> str:
+    """What a /fork copy shares with its original for one assistant message: the entry id and time;
+    in an old file whose ids were made up per copy, the time, model and token counts instead."""
+    usage = node.usage
+    if transcript.made_up_ids and usage is not None:
+        counts = f"{usage.input}/{usage.output}/{usage.cache_read}/{usage.cache_write}"
+        return f"v1:{node.time_ms}:{node.model}:{counts}"
+    return f"{node.id}@{node.time_ms}"
+
+
 def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, str]) -> SessionRecord:
     totals = transcript.totals()
     usage = [
         UsageRecord(
-            key=f"{node.id}@{node.time_ms}",
+            key=_usage_key(transcript, node),
             day=_day(node.time_ms),
             model=node.model or "unknown",
             input=node.usage.input,

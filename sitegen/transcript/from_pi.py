@@ -302,4 +302,5 @@ def transcript_from_session(session: Session) -> Transcript:
         artifacts_dir=path.with_suffix("") if path.suffix == ".jsonl" else None,
         malformed_lines=session.raw.malformed_lines,
         truncated_tail=session.raw.truncated_tail,
+        made_up_ids=session.migration.ids_added > 0,
     )

@@ -150,6 +150,8 @@ class Transcript:
     artifacts_dir: Path | None = None
     malformed_lines: int = 0
     truncated_tail: bool = False
+    # Entry ids were made up while migrating an old (v1) file: they differ between copies of it.
+    made_up_ids: bool = False
     # odek extras: recent turn summaries, user-turn count, and its own audit log (raw JSON).
     buffer: list[str] = field(default_factory=list)
     turns: int | None = None
