@@ -420,7 +420,7 @@
     button.textContent = text;
     button.classList.add(cls);
     window.setTimeout(function () {
-      button.textContent = "copy link";
+      button.textContent = button.getAttribute("data-label") || "copy link";
       button.classList.remove(cls);
     }, 1500);
   }
@@ -429,18 +429,28 @@
   // one per entry in the HTML would weigh more than the header itself ----
 
   function addCopyButton(event) {
-    var head = event.target.closest ? event.target.closest(".entry-head, .marker, .result-head") : null;
-    var permalink = head && head.querySelector(":scope > .permalink");
-    var entry = head && head.parentElement;
-    if (!permalink || !entry || !entry.hasAttribute("data-parent") || head.querySelector(".copy-link")) {
+    var head = event.target.closest ? event.target.closest(".entry-head, .marker, .tool-head") : null;
+    if (!head || head.querySelector(".copy-link")) {
+      return;
+    }
+    // A tool call's header links to its result, which is an entry of its own.
+    var isTool = head.classList.contains("tool-head");
+    var permalink = isTool ? null : head.querySelector(":scope > .permalink");
+    var entry = isTool ? head.parentElement.querySelector(":scope > .tool-result[data-parent]") : head.parentElement;
+    if ((!isTool && !permalink) || !entry || !entry.hasAttribute("data-parent")) {
       return;
     }
     var button = doc.createElement("button");
     button.type = "button";
     button.className = "copy-link";
     button.setAttribute("data-copy", entryIdOf(entry));
-    button.textContent = "copy link";
-    permalink.after(button);
+    button.textContent = isTool ? "copy link to result" : "copy link";
+    button.setAttribute("data-label", button.textContent);
+    if (permalink) {
+      permalink.after(button);
+    } else {
+      head.appendChild(button);
+    }
   }
 
   doc.addEventListener("pointerover", addCopyButton, { passive: true });

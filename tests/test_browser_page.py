@@ -375,9 +375,10 @@ def test_find_reaches_the_system_prompt_in_the_header(browser: Browser, tmp_path
 
 def test_copy_link_on_markers_and_paired_results(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
-    result_head = page.locator(f"#entry-{RESULT} > .result-head")
-    result_head.hover()
-    assert result_head.locator(f'button.copy-link[data-copy="{RESULT}"]').count() == 1
+    tool_head = page.locator(f"#entry-{CALL} .tool-head")
+    tool_head.hover()
+    button = tool_head.locator(f'button.copy-link[data-copy="{RESULT}"]')
+    assert button.count() == 1 and button.inner_text() == "copy link to result"
     page.click('button.filter[data-filter="all"]')
     marker = page.locator(f"#entry-{CUSTOM} > .marker")
     marker.hover()
