@@ -144,11 +144,35 @@ def test_garbage_last_line_with_newline_is_malformed_not_truncated(tmp_path: Pat
     assert raw.truncated_tail is False
 
 
-def test_invalid_utf8_line_is_malformed(tmp_path: Path) -> None:
+def test_invalid_utf8_bytes_read_as_replacement_characters(tmp_path: Path) -> None:
+    # As the agents read their files (UTF-8 with replacement, then JSON.parse): the line is kept.
     path = write_lines(tmp_path / "s.jsonl", dumps(HEADER), b'{"type":"x","bad":"\xff\xfe"}', dumps(entry(0)))
     raw = load_raw(path)
-    assert raw.malformed_lines == 1
-    assert [e["id"] for e in raw.entries] == ["e0000000"]
+    assert raw.malformed_lines == 0
+    assert raw.entries[0] == {"type": "x", "bad": "\ufffd\ufffd"}
+    assert [e.get("id") for e in raw.entries] == [None, "e0000000"]
+
+
+def test_lone_surrogate_escapes_keep_the_line_and_the_branch(tmp_path: Path) -> None:
+    # orjson refuses "\ud83d" alone (half an emoji cut by a tool); JSON.parse takes it. Dropping the
+    # line would cut the branch below it.
+    cut = b'{"type":"message","id":"e0000001","parentId":"e0000000","timestamp":"2026-01-01T00:00:01Z",'
+    cut += b'"message":{"role":"user","content":"half \\ud83d emoji","\\udc00key":["\\ud800",{"x":"\\udfff"}]}}'
+    later = {**entry(2), "parentId": "e0000001"}
+    path = write_lines(tmp_path / "s.jsonl", dumps(HEADER), dumps(entry(0)), cut, dumps(later))
+    session = open_session(path)
+    assert session.raw.malformed_lines == 0
+    message = session.by_id["e0000001"]["message"]
+    assert message["content"] == "half \ufffd emoji"
+    assert message["\ufffdkey"] == ["\ufffd", {"x": "\ufffd"}]
+    assert session.tree.path_to("e0000002") == ["e0000000", "e0000001", "e0000002"]
+    json.dumps(session.raw.entries).encode("utf-8")  # nothing left that cannot be written
+
+
+def test_a_byte_order_mark_before_the_header_is_accepted(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "s.jsonl", b"\xef\xbb\xbf" + dumps(HEADER), dumps(entry(0)))
+    assert load_raw(path).header["id"] == HEADER["id"]
+    assert read_header(path) is not None
 
 
 def test_crlf_line_endings_load(tmp_path: Path) -> None:

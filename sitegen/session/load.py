@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,11 +38,56 @@ class RawSession:
     mtime_ns: int = 0
 
 
+_BOM = b"\xef\xbb\xbf"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _parse(line: bytes) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
+        return _parse_leniently(line)
+
+
+def _parse_leniently(line: bytes) -> Any:
+    """A line orjson refuses but JSON readers in the agents' own language accept: a lone UTF-16
+    surrogate escape ("\\ud83d", half an emoji cut by a truncating tool) or bytes that are not UTF-8.
+    Such strings come back with U+FFFD in place of what cannot be encoded; None when not JSON."""
+    text = line.removeprefix(_BOM).decode("utf-8", "replace")
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError):
         return None
+    return _without_surrogates(record)
+
+
+def _clean(text: str) -> str:
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """The value with lone surrogates in its strings (keys included) made U+FFFD; no recursion,
+    so a deeply nested line cannot exhaust the stack."""
+    if isinstance(value, str):
+        return _clean(value)
+    if not isinstance(value, dict | list):
+        return value
+    root: list[Any] = [value]
+    pending: list[tuple[Any, Any]] = [(root, 0)]
+    while pending:
+        container, key = pending.pop()
+        item = container[key]
+        if isinstance(item, str):
+            container[key] = _clean(item)
+        elif isinstance(item, list):
+            pending.extend((item, index) for index in range(len(item)))
+        elif isinstance(item, dict):
+            if any(not k.isascii() for k in item):
+                item = container[key] = {_clean(k): v for k, v in item.items()}
+            pending.extend((item, k) for k in item)
+    return root[0]
 
 
 def load_raw(path: str | os.PathLike[str]) -> RawSession:
@@ -71,7 +118,7 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
                 try:
                     record = loads(line)
                 except decode_error:
-                    record = None
+                    record = _parse_leniently(line) if line.endswith(b"\n") else None
                 if type(record) is dict:
                     append(record)
                     continue
