@@ -462,8 +462,10 @@ def share_command(
     path = _resolve(session, agent_dir, odek_dir)
     dirs = _dirs(agent_dir)
     transcript = load_transcript(path, dirs)
-    title = transcript.display_title
     redactor = None if no_redact else Redactor()
+    # The title names the gist and its file: GitHub sees it even when the page stays secret. (Its own
+    # redactor: its secrets are copies of the first message's, already counted on the page.)
+    title = transcript.display_title if redactor is None else Redactor().redact(transcript.display_title)
 
     def export(target: Path) -> None:
         export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))

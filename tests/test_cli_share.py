@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from share_fixtures import GIST_ID, gh_calls
 from typer.testing import CliRunner
 
 from sitegen.cli import app
+from sitegen.resources import resource_dir
 
 runner = CliRunner()
 AWS_KEY = "AKIA" + "Q3EGRT5XJ7MNBV2C"  # split so secret scanners leave the repo alone
@@ -82,6 +85,9 @@ def test_share_as_gist_with_the_stand_in_gh(tmp_path: Path, temp_dir: Path, fake
     assert "--public=false" in create["args"]
     (name, uploaded), *_ = create["files"].items()  # type: ignore[union-attr]
     assert name.endswith(".html") and "deploy" in name
+    # The title (the first message) names the gist and its file: redacted there too.
+    assert not any(AWS_KEY in arg for arg in create["args"]) and AWS_KEY not in name  # type: ignore[union-attr]
+    assert "--desc=deploy with AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id] ZZ_SHARE_ZZ" in create["args"]  # type: ignore[operator]
     assert GITHUB_TOKEN not in uploaded and "[REDACTED:github-token]" in uploaded
 
 
@@ -124,6 +130,40 @@ def test_export_redact_reports_counts(tmp_path: Path) -> None:
     result = runner.invoke(app, ["export", str(session), str(out), "--redact"])
     assert result.exit_code == 0 and "Redacted 3 secrets" in result.stdout
     assert AWS_KEY not in out.read_text()
+
+
+def test_redaction_reaches_labels_paths_subagents_and_the_odek_audit(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="share-2", cwd=f"/work/{GITHUB_TOKEN}")
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "task", task="scout")])
+    b.tool_result("r1", "c1", "task", "see agent://Scout")
+    b.add("label", "l1", targetId="u1", label=f"key {AWS_KEY}")
+    session = b.write(tmp_path / "share-2.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    (artifacts / "Scout.md").write_text("scouted")
+    sub = SessionBuilder(session_id="sub-2")
+    sub.user("s1", "log in")
+    sub.assistant("s2", [tool_call("c9", "login", user="me", password="ZZhunter2-secret-pw")])
+    sub.write(artifacts / "Scout.jsonl")
+    out = tmp_path / "page.html"
+    result = runner.invoke(app, ["export", str(session), str(out), "--redact"])
+    assert result.exit_code == 0, result.stderr
+    page = out.read_text()
+    assert "ZZhunter2-secret-pw" not in page and "scouted" in page  # a key-named value in an embedded subagent
+    assert AWS_KEY not in page and GITHUB_TOKEN not in page  # the label badge, the cwd
+
+    odek = resource_dir("demo") / "odek" / "sessions"
+    store = tmp_path / "odek"
+    shutil.copytree(odek, store)
+    audit = store / "audit" / "20260518-8c2e4a6b0d1f3e5a7c9b2d4f6a8c0e1b.json"
+    data = json.loads(audit.read_text())
+    data["turns"][1]["user_message"] = f"ZZ_AUDIT_ZZ my token is {GITHUB_TOKEN}"
+    audit.write_text(json.dumps(data))
+    result = runner.invoke(app, ["export", str(store / audit.name), str(out), "--redact"])
+    assert result.exit_code == 0, result.stderr
+    page = out.read_text()
+    assert "ZZ_AUDIT_ZZ my token is [REDACTED:github-token]" in page and GITHUB_TOKEN not in page
 
 
 def test_dump_copy_uses_a_clipboard_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
 
@@ -41,10 +41,12 @@ class AttachmentResolver:
         text_filter: Callable[[str], str] | None = None,
         depth: int = 0,
         linked: frozenset[str] = frozenset(),
+        value_filter: Callable[[Any], Any] | None = None,
     ) -> None:
         self.artifacts_dirs = [d for d in artifacts_dirs if d.is_dir()]
         self.renderer = renderer
         self.text_filter = text_filter
+        self.value_filter = value_filter
         self.depth = depth
         # Subagents that have their own page (site): linked there instead of embedded.
         self.linked = linked
@@ -99,8 +101,10 @@ class AttachmentResolver:
         except SitegenError as error:
             return Markup('<p class="problem">') + escape(str(error)) + Markup("</p>")
         if self.text_filter is not None:
-            map_transcript_text(transcript, self.text_filter)
+            map_transcript_text(transcript, self.text_filter, self.value_filter)
         # A subagent's artifacts live in a folder named like its sidecar, or in the parent's (adopted).
         dirs = [sidecar.with_suffix(""), *self.artifacts_dirs]
-        nested = AttachmentResolver(dirs, self.renderer, self.text_filter, self.depth + 1)
+        nested = AttachmentResolver(
+            dirs, self.renderer, self.text_filter, self.depth + 1, value_filter=self.value_filter
+        )
         return self.renderer.render_nested(transcript, nested, prefix=f"sub-{agent_id}-")

@@ -23,7 +23,13 @@ def _page_options(
 ) -> PageOptions:
     if text_filter is not None:
         map_transcript_text(transcript, text_filter, value_filter)
-    return PageOptions(inline_assets=True, branch_only=branch_only, text_filter=text_filter, parallel=parallel)
+    return PageOptions(
+        inline_assets=True,
+        branch_only=branch_only,
+        text_filter=text_filter,
+        value_filter=value_filter,
+        parallel=parallel,
+    )
 
 
 def export_page(

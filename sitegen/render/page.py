@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
@@ -60,8 +61,10 @@ class PageOptions:
     # agent id -> URL of the subagent's own page (site); the export embeds transcripts instead.
     subagent_urls: dict[str, str] = field(default_factory=dict)
     parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one
-    # Applied to text read from artifacts and sidecars (redaction for share).
+    # Applied to text read from artifacts and sidecars (redaction for share), and to the structured
+    # values of embedded sidecar transcripts (redaction by key, {"password": ...}).
     text_filter: Callable[[str], str] | None = None
+    value_filter: Callable[[Any], Any] | None = None
     # sitegen's audit of the session's turns; computed here when the caller has not already.
     turn_audits: list[TurnAudit] | None = None
     # Render a long page on two cores (the export command; the site build parallelises by session).
@@ -247,7 +250,9 @@ class PageRenderer:
         """The page as UTF-8 chunks, in order."""
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
-        resolver = AttachmentResolver(dirs, self, options.text_filter, linked=frozenset(options.subagent_urls))
+        resolver = AttachmentResolver(
+            dirs, self, options.text_filter, linked=frozenset(options.subagent_urls), value_filter=options.value_filter
+        )
         with heap_frozen():
             yield from self._page_chunks(transcript, options, resolver)
 

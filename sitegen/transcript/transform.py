@@ -53,3 +53,10 @@ def map_transcript_text(transcript: Transcript, fn: TextMap, values: ValueMap | 
     transcript.buffer = [fn(text) for text in transcript.buffer]
     if transcript.title is not None:
         transcript.title = fn(transcript.title)
+    # What the header and tree show besides messages: a path or a label can hold a secret too.
+    transcript.cwd = fn(transcript.cwd)
+    if transcript.parent_session is not None:
+        transcript.parent_session = fn(transcript.parent_session)
+    transcript.tree.labels = {entry_id: fn(label) for entry_id, label in transcript.tree.labels.items()}
+    if transcript.audit is not None:
+        transcript.audit = structured(transcript.audit)
