@@ -169,6 +169,27 @@ def test_broken_file_is_a_problem_not_a_failure(tmp_path: Path, agent: Path) -> 
     assert strict.exit_code == 1 and "notjson" in strict.stderr
 
 
+def test_a_bug_met_by_one_session_is_a_problem_not_a_failure(
+    tmp_path: Path, agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitegen.site import worker
+
+    real = worker.analyse_transcript
+
+    def buggy(transcript: Any) -> Any:  # stands for a bug that one odd session meets
+        if transcript.session_id == "beta-1":
+            raise TypeError("'int' object is not iterable")
+        return real(transcript)
+
+    monkeypatch.setattr(worker, "analyse_transcript", buggy)
+    site = tmp_path / "site"
+    result = build(site, agent)
+    assert len(result.rendered) == 2
+    assert len(result.problems) == 1 and result.problems[0].startswith(str(next(agent.rglob("*_beta-1.jsonl"))))
+    assert "sitegen could not render it (TypeError: 'int' object is not iterable)" in result.problems[0]
+    assert "beta-1" in page_text(site / "problems.html")
+
+
 def test_console_build_keeps_its_exit_code_and_output_when_it_skips_teardown(tmp_path: Path, agent: Path) -> None:
     """The console entry ends a build with os._exit: what it printed must still arrive, through
     pipes, and --strict must still exit 1."""

@@ -65,6 +65,24 @@ def test_audit_log_id_is_validated(tmp_path: Path) -> None:
         load_audit_log(tmp_path, "../../etc/passwd")
 
 
+def test_audit_log_fields_of_other_types_are_made_readable(tmp_path: Path) -> None:
+    weird = {
+        "session_id": SID,
+        "ingests": [{"turn": [1], "source": 5, "content_hash": None, "at": {"t": 1}}, 7],
+        "turns": [
+            {"turn": 2, "user_message": 5, "tool_calls": "shell", "novel_resources": 3, "suspicious_divergence": 1}
+        ],
+    }
+    (tmp_path / "audit").mkdir()
+    (tmp_path / "audit" / f"{SID}.json").write_bytes(orjson.dumps(weird))
+    audit = load_audit_log(tmp_path, SID)
+    assert audit is not None
+    assert audit["ingests"] == [{"turn": "[1]", "source": "5", "content_hash": "", "at": '{"t":1}'}]
+    turn = audit["turns"][0]
+    assert turn["user_message"] == "5" and turn["tool_calls"] == ["shell"] and turn["novel_resources"] == ["3"]
+    assert turn["suspicious_divergence"] is False  # only a real true flags a turn
+
+
 def test_legacy_audit_log(tmp_path: Path) -> None:
     log = {
         "session_id": SID,

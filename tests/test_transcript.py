@@ -9,12 +9,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from sessions import SessionBuilder, text, tool_call
 
+from sitegen.render.export import export_html
 from sitegen.session.entries import entry_time_ms, is_header, iso_to_ms, message_text, shorten
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import parts_of, transcript_from_session, usage_of
 from sitegen.transcript.model import NODE_KINDS, Transcript
-from tests.sessions import SessionBuilder, text, tool_call
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
@@ -302,6 +303,31 @@ def test_reused_call_ids_pair_with_the_call_on_the_results_own_path(tmp_path: Pa
     assert results["a1"] == ["r1"]
     assert results["a2"] == ["r2"]
     assert results["a3"] == ["r3"]
+
+
+def test_wrong_typed_fields_still_render(tmp_path: Path) -> None:
+    # Files from other versions, or edited by hand: every known field with a type it should not have.
+    b = SessionBuilder()
+    b.add("session_init", "i1", None, systemPrompt=5, tools=5, task={"x": 1})
+    b.add("ttsr_injection", "t1", injectedRules=5)
+    b.add("model_change", "m1", model=5, provider=["x"])
+    b.add("thinking_level_change", "th", thinkingLevel={"a": 1})
+    b.add("label", "l1", targetId=5, label=7)
+    b.add("session_info", "s1", name=5)
+    b.add("compaction", "c1", summary=5, tokensBefore="lots", firstKeptEntryId=9, shortSummary=3)
+    b.add("branch_summary", "b1", summary=["x"], fromId=5)
+    b.add("custom_message", "cm", customType=5, content=5, display=False)
+    b.message("x1", "bashExecution", None, command=5, output=7, exitCode="1")
+    b.message("u1", "user", [{"type": "text", "text": 5}, {"type": "toolCall", "id": 5, "name": 5, "arguments": 5}])
+    b.message("a1", "assistant", [{"type": "thinking", "thinking": 5}], model=5, usage={"input": "x"}, stopReason=5)
+    b.message("r1", "toolResult", [{"type": "text", "text": 5}], toolCallId=5, toolName=5, details={"diff": 5})
+    t = transcript_from_session(open_session(b.write(tmp_path / "typed.jsonl")))
+    meta = {n.id: n.meta for n in t.nodes}
+    assert meta["t1"]["injectedRules"] == [5] and meta["i1"]["tools"] == [5] and meta["i1"]["systemPrompt"] == "5"
+    assert meta["c1"]["tokensBefore"] is None and meta["c1"]["summary"] == "5"
+    assert meta["x1"]["exitCode"] == 1 and meta["x1"]["command"] == "5"
+    html = export_html(t)
+    assert 'id="entry-r1"' in html and "rules: <code>5</code>" in html
 
 
 def test_parts_of_content_forms() -> None:

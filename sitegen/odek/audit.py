@@ -48,6 +48,36 @@ def _dicts(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+# What the audit panel reads from each record, by the type it must have: a log written by another
+# odek version (or edited by hand) with other types still renders.
+_TEXT_FIELDS = ("user_message", "source", "content_hash", "at")
+_LIST_FIELDS = ("tool_calls", "novel_resources", "untrusted_resources")
+_FLAG_FIELDS = ("suspicious_divergence", "ingested_untrusted")
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else orjson.dumps(value).decode()
+
+
+def _typed(record: dict[str, Any]) -> dict[str, Any]:
+    typed = dict(record)
+    for key in _TEXT_FIELDS:
+        if key in typed:
+            typed[key] = _text(typed[key])
+    for key in _LIST_FIELDS:
+        if key in typed:
+            value = typed[key]
+            typed[key] = [_text(item) for item in value] if isinstance(value, list) else [_text(value)]
+    for key in _FLAG_FIELDS:
+        if key in typed:
+            typed[key] = typed[key] is True
+    if "turn" in typed and not isinstance(typed["turn"], int | str):
+        typed["turn"] = _text(typed["turn"])
+    return typed
+
+
 def load_audit_log(store_dir: str | os.PathLike[str], session_id: str) -> dict[str, Any] | None:
     """audit/<id>.json as {session_id, ingests, turns}; None when there is none.
 
@@ -66,8 +96,8 @@ def load_audit_log(store_dir: str | os.PathLike[str], session_id: str) -> dict[s
     if isinstance(whole, dict) and whole.get("type") not in ("ingest", "turn"):
         audit = _empty_log(session_id)
         audit.update(whole)
-        audit["ingests"] = _dicts(whole.get("ingests"))
-        audit["turns"] = _dicts(whole.get("turns"))
+        audit["ingests"] = [_typed(item) for item in _dicts(whole.get("ingests"))]
+        audit["turns"] = [_typed(item) for item in _dicts(whole.get("turns"))]
         return audit
     return _from_lines(data, path, session_id)
 
@@ -86,7 +116,7 @@ def _from_lines(data: bytes, path: Path, session_id: str) -> dict[str, Any]:
         kind = record.get("type") if isinstance(record, dict) else None
         payload = record.get(kind) if isinstance(kind, str) else None
         if kind in ("ingest", "turn") and isinstance(payload, dict):
-            audit["ingests" if kind == "ingest" else "turns"].append(payload)
+            audit["ingests" if kind == "ingest" else "turns"].append(_typed(payload))
         else:
             skipped += 1
     if skipped:

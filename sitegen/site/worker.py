@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path, PurePosixPath
@@ -24,6 +25,8 @@ from sitegen.site.sources import is_utf8_path
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Node, Transcript
+
+log = logging.getLogger("sitegen.site")
 
 __all__ = ["render_job", "session_record"]
 
@@ -205,4 +208,8 @@ def render_job(job: RenderJob) -> RenderOutcome:
         outcome.problem = str(error)
     except (OSError, ValueError, RecursionError, MemoryError) as error:
         outcome.problem = f"{job.source}: {type(error).__name__}: {error}"
+    except Exception as error:
+        # A bug met by one session must not stop the build: it goes on the problems page.
+        log.debug("rendering %s failed", job.source, exc_info=True)
+        outcome.problem = f"{job.source}: sitegen could not render it ({type(error).__name__}: {error})"
     return outcome

@@ -161,8 +161,40 @@ def _message_node(node: Node, message: dict[str, Any]) -> None:
         node.meta["raw"] = json_text(message)
 
 
+# The type each meta key must have for the templates; files from other versions, or edited by
+# hand, may hold anything there, and one such entry must not stop a page.
+_TEXT_META = frozenset(
+    {
+        "thinkingLevel", "mode", "targetId", "label", "customType", "name", "title", "systemPrompt",
+        "task", "summary", "shortSummary", "fromId", "firstKeptEntryId", "command", "code", "output",
+        "stopReason", "errorMessage", "role", "fullOutputPath", "api",
+    }
+)  # fmt: skip
+_COUNT_META = frozenset({"tokensBefore", "exitCode"})
+_LIST_META = frozenset({"injectedRules", "tools"})
+
+
+def _typed_meta(meta: dict[str, Any]) -> None:
+    """Make each known meta value the type the templates expect, in place (None stays None)."""
+    for key, value in meta.items():
+        if value is None:
+            continue
+        if key in _TEXT_META and not isinstance(value, str):
+            meta[key] = str(value) if isinstance(value, int | float) else json_text(value)
+        elif key in _COUNT_META and (not isinstance(value, int) or isinstance(value, bool)):
+            meta[key] = int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else None
+        elif key in _LIST_META and not isinstance(value, list):
+            meta[key] = [value]
+
+
 def node_of_entry(entry: Entry, index: int) -> Node:
     """One entry as a node; anything unrecognised becomes an "unknown" node carrying its JSON."""
+    node = _node_of_entry(entry, index)
+    _typed_meta(node.meta)
+    return node
+
+
+def _node_of_entry(entry: Entry, index: int) -> Node:
     kind = entry.get("type")
     parent = entry.get("parentId")
     node = Node(
