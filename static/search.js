@@ -13,7 +13,12 @@
   var base = form.getAttribute("data-index") || "search/";
 
   // Must match sitegen/site/search.py: tokens, shard buckets, weights.
-  var TOKEN = /(?<![\p{L}\p{N}])[\p{L}\p{N}]{2,32}(?![\p{L}\p{N}])/gu;
+  var RUN = /[\p{L}\p{N}]+/gu;
+  var MAX_TOKEN = 32;
+  // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole).
+  var CJK_CHARACTERS = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
+  var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
+  var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
   var WEIGHT_SCALE = 7;
   var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -112,8 +117,52 @@
 
   // ---- Tokens and shards ----
 
+  // The terms of one run of letters and digits, with their code unit offsets in it.
+  function runTerms(run, offset, out) {
+    if (!CJK.test(run)) {
+      var length = Array.from(run).length;
+      if (length >= 2 && length <= MAX_TOKEN) {
+        out.push({ text: run, start: offset, end: offset + run.length });
+      }
+      return;
+    }
+    var at = offset;
+    run.split(CJK_SPLIT).forEach(function (piece, number) {
+      var chars = Array.from(piece);
+      if (number % 2 === 0) {
+        if (chars.length >= 2 && chars.length <= MAX_TOKEN) {
+          out.push({ text: piece, start: at, end: at + piece.length });
+        }
+      } else if (chars.length === 1) {
+        out.push({ text: piece, start: at, end: at + piece.length });
+      } else {
+        var start = at;
+        for (var i = 0; i + 1 < chars.length; i++) {
+          var pair = chars[i] + chars[i + 1];
+          out.push({ text: pair, start: start, end: start + pair.length });
+          start += chars[i].length;
+        }
+      }
+      at += piece.length;
+    });
+  }
+
+  // Terms of a text with their places; `lower` says whether to lowercase first (as the indexer does).
+  function terms(text, lower) {
+    var source = lower ? String(text).toLowerCase() : String(text);
+    var out = [];
+    var found;
+    RUN.lastIndex = 0;
+    while ((found = RUN.exec(source)) !== null) {
+      runTerms(lower ? found[0] : found[0].toLowerCase(), found.index, out);
+    }
+    return out;
+  }
+
   function tokens(text) {
-    return String(text).toLowerCase().match(TOKEN) || [];
+    return terms(text, true).map(function (term) {
+      return term.text;
+    });
   }
 
   function bucket(term, buckets) {
@@ -378,13 +427,12 @@
   function findMatches(text, words) {
     var isMatch = matcher(words);
     var matches = [];
-    var found;
-    TOKEN.lastIndex = 0;
-    while ((found = TOKEN.exec(text)) !== null) {
-      if (isMatch(found[0])) {
-        matches.push({ start: found.index, end: found.index + found[0].length, word: found[0].toLowerCase() });
+    // Places in the text as written: each run is lowercased on its own (lengths may differ otherwise).
+    terms(text, false).forEach(function (term) {
+      if (isMatch(term.text)) {
+        matches.push({ start: term.start, end: term.end, word: term.text });
       }
-    }
+    });
     return matches;
   }
 

@@ -42,7 +42,13 @@ def _sessions() -> list[SessionBuilder]:
     evil = SessionBuilder(session_id="evil", cwd=HOSTILE_CWD)
     evil.add("session_info", "evil-t", None, name=HOSTILE_TITLE)
     evil.user("evil-u1", "<b>zzhostile</b> <script>window.pwned=3</script> text")
-    return [db, ops, evil]
+    # A word deep inside a long output (past what snippets keep) and a Chinese sentence.
+    deep = SessionBuilder(session_id="deep", cwd="/work/deep")
+    deep.user("deep-u1", "请修复登录错误的问题")
+    deep.assistant("deep-a1", [tool_call("deep-c1", "bash", command="make test")])
+    noise = "".join(f"noise line {i}\n" for i in range(3000))
+    deep.tool_result("deep-r1", "deep-c1", "bash", f"{noise}zzburied failure here\n{noise}")
+    return [db, ops, evil, deep]
 
 
 def build_search_site(root: Path) -> Path:
@@ -53,7 +59,7 @@ def build_search_site(root: Path) -> Path:
         builder.write(agent / "sessions" / folder / f"{builder.header['id']}.jsonl")
     site = root / "site"
     result = build(site, agent)
-    assert result.sessions == 3 and not result.problems
+    assert result.sessions == 4 and not result.problems
     return site
 
 
@@ -168,6 +174,18 @@ def test_search_from_file_url(browser: Browser, site: Path) -> None:
     ranked_search(page, problems)
 
 
+def test_every_word_is_found_and_chinese_words_inside_sentences(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    buried = results(page, "zzburied")
+    assert [item["href"].rsplit("/", 1)[1] for item in buried] == ["deep.html#entry-deep-r1"]
+    chinese = results(page, "登录错误")
+    assert [item["href"].rsplit("/", 1)[1] for item in chinese] == ["deep.html#entry-deep-u1"]
+    assert chinese[0]["marks"] == "登录 错误"
+    assert [item["href"].rsplit("#", 1)[1] for item in results(page, "修复")] == ["entry-deep-u1"]
+    assert not results(page, "登错")  # pairs, not any two characters of the sentence
+    assert problems == []
+
+
 def test_a_result_on_another_branch_opens_that_branch(browser: Browser, site: Path) -> None:
     page, problems = open_search(browser, site.resolve().as_uri() + "/")
     assert [item["href"].rsplit("#", 1)[1] for item in results(page, "zzabandoned")] == ["entry-db-old"]
@@ -204,6 +222,7 @@ def test_browser_splits_words_like_the_indexer(browser: Browser, site: Path) -> 
         "Fix foo_bar.py: x = 12; ÉCOLE 中文",
         "a" * 32 + " " + "b" * 33 + " ok",
         "İstanbul straße ΣΊΣΥΦΟΣ 𝒳ylophone x٣٤ ½",
+        "修复登录错误 锁 v2版本 テスト 𠀀𠀁x 한국어입니다",
     ]
     assert page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.tokens(x))", samples) == [
         tokenize(sample) for sample in samples

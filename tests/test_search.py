@@ -185,10 +185,36 @@ def test_long_text_is_capped_and_tool_output_keeps_its_end(tmp_path: Path) -> No
     assert "ZZ_LATE_ZZ" not in user.text
     assert len(output.text) <= TEXT_LIMITS["tool"]
     assert output.text.startswith("ZZ_HEAD_ZZ") and output.text.endswith("ZZ_TAIL_ZZ failed") and " … " in output.text
+    # The snippets are cut; the index is not: every word of both can be found.
+    postings = search._postings(entries)
+    for word in ("zz_late_zz", "zz_first_zz", "noise", "failed"):
+        assert all(term in postings for term in tokenize(word)), word
+
+
+def test_every_word_of_the_real_sessions_is_indexed(real_fixtures: Path) -> None:
+    for path in sorted(real_fixtures.glob("*.jsonl")):
+        transcript = load_transcript(path)
+        entries = extract_search_entries(transcript)
+        postings = search._postings(entries)
+        words: set[str] = set()
+        for entry in entries:
+            words.update(tokenize(entry.terms or entry.text))
+        assert words <= postings.keys()
+        # Words from the middle of long outputs, which snippets leave out, are in the index.
+        long_output = max(
+            (n for n in transcript.nodes if n.kind == "tool_result"), key=lambda n: sum(len(p.text) for p in n.parts)
+        )
+        middle = "\n".join(p.text for p in long_output.parts)
+        middle = middle[len(middle) // 2 :][:2000]
+        assert set(tokenize(middle)[1:-1]) <= postings.keys(), path.name  # the ends may be cut words
 
 
 def test_tokens_are_lowercased_words_of_two_to_32_letters_or_digits() -> None:
     assert tokenize("Fix foo_bar.py: x = 12; ÉCOLE 中文") == ["fix", "foo", "bar", "py", "12", "école", "中文"]
+    # CJK, written without spaces: overlapping character pairs, a lone character whole, mixed runs split.
+    assert tokenize("修复登录错误") == ["修复", "复登", "登录", "录错", "错误"]
+    assert tokenize("锁 v2版本 テスト") == ["锁", "v2", "版本", "テス", "スト"]
+    assert tokenize("𠀀𠀁x") == ["𠀀𠀁"]
     assert tokenize("a" * 32 + " " + "b" * 33 + " ok") == ["a" * 32, "ok"]
     for sample in ("Mixed CASE_and-dashes", "über straße ÜBER", "x" * 40 + " y2k 2024-01-01"):
         assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))

@@ -44,10 +44,11 @@ CACHE_DIR = ".sitegen/search"
 # Bump when the index layout changes: every segment is then rewritten from the caches.
 FORMAT = 1
 # Bump when the per-session cache changes: sessions with an older cache are then extracted again.
-CACHE_FORMAT = 2
-# Characters of searchable text kept per entry kind (after collapsing whitespace). The index stores
-# this text for snippets, so it is capped: what people wrote is kept longest; tool output keeps its
-# start and its end (where errors and summaries are). Text past the cap cannot be found.
+# 3: every word of an entry indexed, CJK text as character pairs.
+CACHE_FORMAT = 3
+# Characters of snippet text kept per entry kind (after collapsing whitespace). The index stores this
+# text to show with results, so it is capped: what people wrote is kept longest; tool output keeps its
+# start and its end (where errors and summaries are). Every word is indexed, cut or not.
 TEXT_LIMITS = {"user": 4000, "summary": 4000, "assistant": 2000, "custom": 2000, "tool": 1200, "shell": 1200}
 # Of a capped tool output, the share taken from its end.
 TAIL_SHARE = 0.3
@@ -75,8 +76,13 @@ KIND_WEIGHT = {"user": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "sh
 # Posting weights are stored as integers 1..31: one character each in the index.
 WEIGHT_SCALE = 7.0
 
-# A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long.
-_TOKEN = re.compile(rf"(?<![^\W_])[^\W_]{{2,{MAX_TOKEN}}}(?![^\W_])")
+# A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long;
+# except that Chinese, Japanese and Korean text, written without spaces, is cut into overlapping
+# pairs of characters (a lone one stays whole), so a word inside a sentence can be found.
+_RUN = re.compile(r"[^\W_]+")
+_CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
+_CJK = re.compile(f"[{_CJK_CHARACTERS}]")
+_CJK_SPLIT = re.compile(f"([{_CJK_CHARACTERS}]+)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # On lowercased ASCII text a token is a run of [a-z0-9]: everything else becomes a space.
 _ASCII_SPACES = bytes(byte if chr(byte) in "0123456789abcdefghijklmnopqrstuvwxyz" else 32 for byte in range(256))
@@ -96,7 +102,8 @@ class SearchEntry:
     id: str  # entry id: the result links to <page>#entry-<id>
     kind: str  # user, assistant, tool, shell, summary or custom (a key of KIND_WEIGHT)
     label: str  # short context shown with the result: tool names, custom type, summary kind
-    text: str  # whitespace collapsed, at most TEXT_LIMITS[kind] characters; also the snippet source
+    text: str  # the snippet source: whitespace collapsed, at most TEXT_LIMITS[kind] characters
+    terms: str = ""  # all of the entry's text, where text had to be cut: every word of it is indexed
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,10 +179,23 @@ def _texts(node: Node, kind: str) -> list[str]:
     return [part.text for part in node.parts if part.kind == kind and part.text]
 
 
+def _entry(node: Node, kind: str, label: str, pieces: list[str], ends: bool = False) -> SearchEntry:
+    """The entry's snippet (its start, or with ends its start and end, cut to the kind's limit) and,
+    when that had to be cut, all of its text for the index."""
+    limit = TEXT_LIMITS[kind]
+    if ends:
+        text = _head_tail("\n".join(pieces), limit)
+    else:
+        text = _clip(pieces, limit)
+    # Only the postings read terms (it is never stored): where nothing can have been cut, text will do.
+    terms = _clean(" ".join(pieces)) if sum(len(piece) + 1 for piece in pieces) > limit else ""
+    return SearchEntry(node.id, kind, label[:LABEL_LIMIT], text, terms)
+
+
 def _entry_of(node: Node) -> SearchEntry | None:
     kind = node.kind
     if kind == "user":
-        return SearchEntry(node.id, "user", "", _clip(_texts(node, "text"), TEXT_LIMITS["user"]))
+        return _entry(node, "user", "", _texts(node, "text"))
     if kind == "assistant":
         calls = node.tool_calls
         pieces = _texts(node, "text")
@@ -183,26 +203,21 @@ def _entry_of(node: Node) -> SearchEntry | None:
             pieces.append(call.name)
             pieces.extend(_values(call.arguments))
         pieces.extend(_texts(node, "thinking"))
-        label = ", ".join(dict.fromkeys(call.name for call in calls))
-        return SearchEntry(node.id, "assistant", label[:LABEL_LIMIT], _clip(pieces, TEXT_LIMITS["assistant"]))
+        return _entry(node, "assistant", ", ".join(dict.fromkeys(call.name for call in calls)), pieces)
     if kind == "tool_result" and node.result is not None:
         result = node.result
         label = result.tool_name + (" (error)" if result.is_error else "")
-        output = "\n".join(_texts(node, "text") + _texts(node, "other"))
-        return SearchEntry(node.id, "tool", label[:LABEL_LIMIT], _head_tail(output, TEXT_LIMITS["tool"]))
+        return _entry(node, "tool", label, _texts(node, "text") + _texts(node, "other"), ends=True)
     if kind == "execution":
         command = str(node.meta.get("command") or node.meta.get("code") or "")
-        output = f"{command}\n{node.meta.get('output') or ''}"
-        language = str(node.meta.get("language") or "")
-        return SearchEntry(node.id, "shell", language, _head_tail(output, TEXT_LIMITS["shell"]))
+        output = str(node.meta.get("output") or "")
+        return _entry(node, "shell", str(node.meta.get("language") or ""), [command, output], ends=True)
     if kind == "custom_message":
-        label = str(node.meta.get("customType") or "")
-        return SearchEntry(node.id, "custom", label[:LABEL_LIMIT], _clip(_texts(node, "text"), TEXT_LIMITS["custom"]))
+        return _entry(node, "custom", str(node.meta.get("customType") or ""), _texts(node, "text"))
     if kind in ("compaction", "branch_summary"):
         summary = node.meta.get("summary")
         label = "compaction" if kind == "compaction" else "branch summary"
-        text = _clip([summary] if isinstance(summary, str) else [], TEXT_LIMITS["summary"])
-        return SearchEntry(node.id, "summary", label, text)
+        return _entry(node, "summary", label, [summary] if isinstance(summary, str) else [])
     return None  # markers, labels, titles, init and unknown entries: nothing a reader searches for
 
 
@@ -216,11 +231,32 @@ def extract_search_entries(transcript: Transcript) -> list[SearchEntry]:
     return entries
 
 
-def tokenize(text: str) -> list[str]:
-    """Lowercased runs of 2 to MAX_TOKEN letters and digits; longer runs (hashes, base64) are dropped.
+def _run_terms(run: str) -> Iterator[str]:
+    """The terms of one run of letters and digits (already lowercased)."""
+    if not _CJK.search(run):
+        if 2 <= len(run) <= MAX_TOKEN:
+            yield run
+        return
+    for number, piece in enumerate(_CJK_SPLIT.split(run)):
+        if number % 2:  # the split keeps the CJK pieces at odd positions
+            if len(piece) == 1:
+                yield piece
+            else:
+                yield from (piece[start : start + 2] for start in range(len(piece) - 1))
+        elif 2 <= len(piece) <= MAX_TOKEN:
+            yield piece
 
-    static/search.js splits queries and titles with the same expression."""
-    return _TOKEN.findall(text.lower())
+
+def _lowered_terms(lowered: str) -> list[str]:
+    return [term for run in _RUN.findall(lowered) for term in _run_terms(run)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased runs of 2 to MAX_TOKEN letters and digits, longer runs (hashes, base64) dropped;
+    CJK text as overlapping character pairs.
+
+    static/search.js splits queries and titles the same way."""
+    return _lowered_terms(text.lower())
 
 
 def _term_counts(text: str) -> Counter[str]:
@@ -231,7 +267,7 @@ def _term_counts(text: str) -> Counter[str]:
             if not char.isalnum():
                 text = text.replace(char, " ")
         if not text.isascii():
-            return Counter(_TOKEN.findall(text))
+            return Counter(_lowered_terms(text))
     counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
     for token in counts.keys() & _ONE_CHARACTER:
         del counts[token]
@@ -267,7 +303,7 @@ def _postings(entries: Sequence[SearchEntry]) -> dict[str, str]:
     numbers = [_number(value) for value in range(len(entries) + 1)]
     codes: dict[str, list[Any]] = {}  # term -> [last entry number, code, code, ...]
     for number, entry in enumerate(entries, 1):
-        counts = _term_counts(entry.text)
+        counts = _term_counts(entry.terms or entry.text)
         weights = _weights(entry.kind, counts)
         for term, count in counts.items():
             codes_of = codes.get(term)
