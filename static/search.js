@@ -107,7 +107,8 @@
         entries += chunk[0];
       });
       total += entries + 1;
-      return { title: row[0], project: row[1], page: row[2], chunks: row[3], titleTerms: tokens(row[0]) };
+      var context = row[4] || "";
+      return { title: row[0], project: row[1], page: row[2], chunks: row[3], context: context, titleTerms: tokens(row[0]) };
     });
     var segments = data.segments.map(function (row) {
       return { sessions: row[0], buckets: row[1], shards: row[2] };
@@ -511,6 +512,13 @@
     link.href = pageUrl(session.page) + (row ? "#entry-" + encodeURIComponent(row.id) : "");
     appendMarked(link, session.title, findMatches(session.title, words), 0, session.title.length);
     item.appendChild(link);
+    if (session.context) {
+      // Which session a subagent page belongs to (not searched: its own title is).
+      var context = document.createElement("span");
+      context.className = "result-context muted";
+      context.textContent = " · " + session.context;
+      item.appendChild(context);
+    }
     var meta = document.createElement("div");
     meta.className = "result-meta muted";
     var kind = row ? row.kind : "title";

@@ -57,6 +57,10 @@ def build_search_site(root: Path) -> Path:
     for builder in _sessions():
         folder = "--" + builder.header["cwd"].strip("/").replace("/", "-") + "--"
         builder.write(agent / "sessions" / folder / f"{builder.header['id']}.jsonl")
+    # The deep session started a subagent: its transcript is a page of its own, and searchable.
+    scout = SessionBuilder(session_id="deep-scout", cwd="/work/deep")
+    scout.user("scout-u1", "look for zzscouted things")
+    scout.write(agent / "sessions" / "--work-deep--" / "deep" / "Scout.jsonl")
     site = root / "site"
     result = build(site, agent)
     assert result.sessions == 4 and not result.problems
@@ -183,6 +187,13 @@ def test_every_word_is_found_and_chinese_words_inside_sentences(browser: Browser
     assert chinese[0]["marks"] == "登录 错误"
     assert [item["href"].rsplit("#", 1)[1] for item in results(page, "修复")] == ["entry-deep-u1"]
     assert not results(page, "登错")  # pairs, not any two characters of the sentence
+    scouted = results(page, "zzscouted")
+    assert [item["href"].rsplit("/", 2)[1:] for item in scouted] == [["deep", "Scout.html#entry-scout-u1"]]
+    assert scouted[0]["title"] == "Subagent Scout"
+    assert page.locator("#search-results .result-context").first.inner_text() == " · subagent of 请修复登录错误的问题"
+    page.locator("#search-results a.result-title").first.click()
+    page.wait_for_url("**/deep/Scout.html#entry-scout-u1")
+    assert page.locator("#entry-scout-u1").is_visible()
     assert problems == []
 
 

@@ -424,6 +424,35 @@ def test_nested_subagent_appending_in_place_renders_the_page_again(tmp_path: Pat
     assert build(site, agent).rendered == []
 
 
+def test_subagent_pages_are_searchable_documents_kept_across_rebuilds(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    path = make_session(agent, "/work/sub", "parent-5", "ZZ_PARENT_ZZ")
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    sidecar = SessionBuilder(session_id="sub-5", cwd="/work/sub")
+    sidecar.user("s1", "zzsidecarword here")
+    sidecar.write(artifacts / "Scout.jsonl")
+    site = tmp_path / "site"
+
+    def indexed() -> tuple[str, bool]:
+        index = (site / "search" / "index.js").read_text()
+        shards = "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
+        return index, '"zzsidecarword":' in shards
+
+    build(site, agent)
+    index, found = indexed()
+    assert found and '"Subagent Scout"' in index and "subagent of ZZ_PARENT_ZZ first question" in index
+    _append_user_line(path, "late0009", "r1")  # the parent grows; its subagent page is not rendered again
+    result = build(site, agent)
+    assert not any(p.endswith("Scout.html") for p in result.written)
+    index, found = indexed()
+    assert found and '"Subagent Scout"' in index
+    path.unlink()
+    build(site, agent)
+    index, found = indexed()
+    assert not found and "Subagent Scout" not in index
+
+
 def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     path = make_session(agent, "/work/sub", "parent-3", "ZZ_PARENT_ZZ")

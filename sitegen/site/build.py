@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import orjson
 
@@ -23,8 +23,16 @@ from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
-from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
+from sitegen.site.jobs import (
+    RenderJob,
+    RenderOutcome,
+    fragments_path,
+    related_script,
+    relative_url,
+    subagent_search_key,
+)
 from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
+from sitegen.site.records import SessionRecord
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
@@ -199,6 +207,20 @@ def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
     return written
 
 
+def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:
+    """What the search index lists: every session, and every subagent page as its own document."""
+    documents: dict[str, SearchDocInfo] = {}
+    for record in records:
+        documents[record.key] = SearchDocInfo(record.title, record.project, record.page, record.key)
+        for agent_id, page in record.subagents.items():
+            # subagents also maps plain agent ids to their nested pages: each page once, by its own id.
+            if PurePosixPath(page).stem == agent_id:
+                key = subagent_search_key(record.key, agent_id)
+                context = f"subagent of {record.title}"
+                documents[key] = SearchDocInfo(f"Subagent {agent_id}", record.project, page, record.key, context)
+    return documents
+
+
 def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None) -> BuildResult:
     """Build or update the site in config.out; never writes anywhere else."""
     pi_dirs, odek_dirs = _input_dirs(config)
@@ -266,6 +288,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
 
     workers = config.jobs or os.cpu_count() or 1
     by_source = {job.source: job for job in jobs}
+    indexed: set[str] = set()  # subagent pages whose search entries were stored again
     for outcome in _run_jobs(jobs, workers, on_progress):
         stamp_json, digest = pending[outcome.source]
         digest = digest or outcome.content_hash
@@ -274,6 +297,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
             stamp_json, digest, job.key, job.project_slug, job.page, outcome.record, outcome.problem
         )
         result.written.extend(outcome.written)
+        indexed.update(outcome.indexed)
         if outcome.record is not None:
             result.rendered.append(outcome.key)
 
@@ -287,17 +311,16 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         writer = IndexWriter(out, assets)
         result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
         result.written.extend(write_related(out, manifest))
-        documents = {
-            record.key: SearchDocInfo(title=record.title, project=record.project, page=record.page)
-            for record in manifest.records()
-        }
-        search = update_search_index(out, documents, set(result.rendered))
+        documents = search_documents(manifest.records())
+        search = update_search_index(out, documents, set(result.rendered) | indexed)
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.
             by_key = {entry.key: (path, entry) for path, entry in current.items()}
+            # A subagent's entries are stored by its session's render.
+            owners = sorted({documents[key].owner for key in search.missing})
             retry = [
                 RenderJob(path, family_of(Path(path)), e.key, e.project_slug, e.page, str(out), assets, dirs_for_blobs)
-                for path, e in (by_key[key] for key in search.missing)
+                for path, e in (by_key[key] for key in owners if key in by_key)
             ]
             for outcome in _run_jobs(retry, workers, on_progress):
                 entry = current[outcome.source]

@@ -33,6 +33,12 @@ class RenderOutcome:
     problem: str | None = None
     written: list[str] = field(default_factory=list)
     content_hash: str = ""  # of the session file, taken just before it was read for this render
+    indexed: list[str] = field(default_factory=list)  # search keys whose entries were stored again
+
+
+def subagent_search_key(session_key: str, qualified_id: str) -> str:
+    """A subagent page's key in the search index (its own document, linked to its own page)."""
+    return f"{session_key}/{qualified_id}"
 
 
 def relative_url(from_page: str, to_path: str) -> str:

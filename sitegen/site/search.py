@@ -25,6 +25,7 @@ __all__ = [
     "SearchEntry",
     "SearchIndexResult",
     "extract_search_entries",
+    "has_search_entries",
     "shard_bucket",
     "store_search_entries",
     "tokenize",
@@ -113,6 +114,8 @@ class SearchDocInfo:
     title: str
     project: str
     page: str  # site-relative path of the session page
+    owner: str = ""  # the session whose render stores this document's entries (itself, or a subagent's parent)
+    context: str = ""  # shown after the title, not searched: the session a subagent page belongs to
 
 
 @dataclass(slots=True)
@@ -366,6 +369,11 @@ def _cache_path(site_dir: Path, key: str) -> Path:
     return site_dir / CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}.json"
 
 
+def has_search_entries(site_dir: Path, key: str) -> bool:
+    """Whether a session's entries are stored (store_search_entries) for the next index update."""
+    return _cache_path(site_dir, key).is_file()
+
+
 def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> None:
     """Write a session's snippet files and its cached postings (in the worker that extracted them).
 
@@ -462,6 +470,11 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
+def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
+    row = [info.title, info.project, info.page, chunks]
+    return [*row, info.context] if info.context else row
+
+
 def update_search_index(
     site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = ()
 ) -> SearchIndexResult:
@@ -504,7 +517,8 @@ def update_search_index(
     index = {
         "format": FORMAT,
         # [title, project, page, [[entry count, snippet file], ...]] per session, by key
-        "sessions": [[sessions[key].title, sessions[key].project, sessions[key].page, chunks[key]] for key in keys],
+        # (and the context after them, for subagent pages)
+        "sessions": [_session_row(sessions[key], chunks[key]) for key in keys],
         # [[session numbers], bucket count, [term shard per bucket]] per segment
         "segments": [
             [[numbers[key] for key in segments[s]["keys"]], *segments[s]["shards"]] for s in sorted(segments, key=int)

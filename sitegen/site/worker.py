@@ -16,11 +16,18 @@ from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.session.entries import shorten
 from sitegen.site.assets import folder_hash
-from sitegen.site.jobs import RenderJob, RenderOutcome, fragments_path, related_script, relative_url
+from sitegen.site.jobs import (
+    RenderJob,
+    RenderOutcome,
+    fragments_path,
+    related_script,
+    relative_url,
+    subagent_search_key,
+)
 from sitegen.site.manifest import content_hash
 from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
-from sitegen.site.search import extract_search_entries, store_search_entries
+from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
 from sitegen.site.sources import is_utf8_path
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
@@ -160,7 +167,9 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         # A session that grew renders its own page again, not its subagents' unchanged transcripts.
         inputs = _subagent_inputs(job, sidecar.path, options)
         stored_key = _SUBAGENT_INPUTS + sidecar.qualified_id
-        if inputs is not None and fragments.get(stored_key) == inputs and (site_dir / page).is_file():
+        search_key = subagent_search_key(job.key, sidecar.qualified_id)
+        kept = (site_dir / page).is_file() and has_search_entries(site_dir, search_key)
+        if inputs is not None and fragments.get(stored_key) == inputs and kept:
             fragments.keep(stored_key, inputs)
             continue
         try:
@@ -170,6 +179,8 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
             continue
         _renderer().write(sub, options, site_dir / page)
         outcome.written.append(page)
+        store_search_entries(site_dir, search_key, extract_search_entries(sub))
+        outcome.indexed.append(search_key)
         if inputs is not None:
             fragments.keep(stored_key, inputs)
     return pages
