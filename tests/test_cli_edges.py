@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -168,3 +170,39 @@ def test_build_options_that_cannot_work_are_refused(tmp_path: Path) -> None:
             typo = runner.invoke(app, [command, option, str(tmp_path / "no-such"), "--out", str(tmp_path / "s")])
             assert typo.exit_code == 1 and typo.stderr == f"Not a folder: {option} {tmp_path / 'no-such'}\n"
     assert not (tmp_path / "s").exists()
+
+
+def _sitegen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI in its own process, with a time limit: what these tests guard against is a hang."""
+    command = [sys.executable, "-m", "sitegen.cli", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_links_loops_folders_and_pipes_named_like_sessions_are_skipped(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    good = make_session(agent, "/work/odd", "good-1", "ZZ_GOOD_ZZ")
+    folder = good.parent
+    (folder / "loop.jsonl").symlink_to("loop.jsonl")
+    (folder / "dir.jsonl").mkdir()
+    os.mkfifo(folder / "pipe.jsonl")
+    store = tmp_path / "odek"
+    store.mkdir()
+    os.mkfifo(store / "20260601-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.json")
+    done = _sitegen("build", "--agent-dir", str(agent), "--odek-dir", str(store), "--out", "site", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 sessions, 1 rendered" in done.stdout
+    pipe = _sitegen("export", str(folder / "pipe.jsonl"), "p.html", cwd=tmp_path)
+    assert pipe.returncode == 1 and len(pipe.stderr.splitlines()) == 1 and not (tmp_path / "p.html").exists()
+
+
+def test_artifacts_that_are_pipes_or_endless_devices_are_refused(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="art-1")
+    b.user("u1", "go")
+    session = b.write(tmp_path / "art.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    os.mkfifo(artifacts / "0.bash.log")
+    (artifacts / "1.bash.log").symlink_to("/dev/zero")
+    for number in (0, 1):
+        done = _sitegen("resolve", f"artifact://{number}", "--session", str(session), cwd=tmp_path)
+        assert done.returncode == 1 and done.stderr.strip().endswith(f"{number}.bash.log: not a regular file")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,8 @@ _ARTIFACT_NAME = re.compile(r"(\d+)\.([A-Za-z0-9_-]+)\.log")
 _IDENT = re.compile(r"[A-Za-z0-9_-]+")
 # Nested subagent folders deeper than this are not walked (and symlinked folders never are).
 _MAX_DEPTH = 8
+# What is read of one artifact or output at most: far more than a page shows, bounded for a runaway log.
+MAX_READ_BYTES = 256 * 2**20
 _MISSING = object()
 
 
@@ -165,10 +168,21 @@ def _listing(folder: Path) -> list[str] | None:
 
 
 def _read_text(path: Path) -> str:
+    """A regular file's text, at most MAX_READ_BYTES of it: a FIFO would wait for a writer forever,
+    and a link to /dev/zero never ends."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        # Non-blocking open: opening a FIFO for reading would otherwise already wait.
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb", buffering=0) as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ArtifactError(f"Cannot read {path}: not a regular file")
+            data = handle.readall() if info.st_size <= MAX_READ_BYTES else handle.read(MAX_READ_BYTES + 1)
     except OSError as error:
         raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
+    text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
+    if len(data) > MAX_READ_BYTES:
+        text += f"\n… [cut: the file is longer than {MAX_READ_BYTES // 2**20} MB]"
+    return text
 
 
 def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:

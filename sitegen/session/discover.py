@@ -153,7 +153,12 @@ def session_files(dirs: Sequence[Path], flat_dirs: Sequence[Path]) -> list[tuple
     found: list[tuple[Path, Path | None]] = []
 
     def add(entry: os.DirEntry[str], agent_dir: Path | None) -> None:
-        if not entry.name.endswith(".jsonl") or not entry.is_file():
+        if not entry.name.endswith(".jsonl"):
+            return
+        try:
+            if not entry.is_file():  # a folder, a FIFO (reading it would hang), a dangling link
+                return
+        except OSError:  # a link loop, a file the user may not stat
             return
         key = os.path.realpath(entry.path)
         if key not in seen:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,11 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
     """Load a session file; raise SessionNotFound or NotASession, skip and count bad lines."""
     file_path = Path(path)
     try:
+        if stat.S_ISFIFO(os.stat(file_path).st_mode):  # opening it would wait for a writer forever
+            raise NotASession(f"Not a session file: {file_path} is a pipe")
+    except OSError:
+        pass  # the open below says what is wrong
+    try:
         handle = open(file_path, "rb")  # noqa: SIM115 - closed below, stat taken from the open handle
     except FileNotFoundError:
         raise SessionNotFound(f"File not found: {file_path}") from None
@@ -102,7 +108,7 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
     except PermissionError:
         raise NotASession(f"Cannot read {file_path}: permission denied") from None
     with handle:
-        stat = os.fstat(handle.fileno())
+        info = os.fstat(handle.fileno())
         header: Header | None = None
         title_slot: dict[str, Any] | None = None
         entries: list[Entry] = []
@@ -156,8 +162,8 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
         malformed_lines=malformed,
         truncated_tail=truncated,
         unparsed=unparsed,
-        size=stat.st_size,
-        mtime_ns=stat.st_mtime_ns,
+        size=info.st_size,
+        mtime_ns=info.st_mtime_ns,
     )
 
 

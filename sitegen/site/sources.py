@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,14 @@ class Fingerprint:
 
     def to_json(self) -> list[int]:
         return [self.size, self.mtime_ns, self.extra_mtime_ns]
+
+
+def _regular(path: Path) -> bool:
+    """A regular file (or a link to one): never a FIFO, whose read would wait for a writer forever."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _mtime(path: Path) -> int:
@@ -116,7 +125,8 @@ def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = 
             names = sorted(os.listdir(store))
         except OSError:
             continue
-        found.extend(Source(store / name, "odek") for name in names if is_session_filename(name))
+        listed = (store / name for name in names if is_session_filename(name))
+        found.extend(Source(path, "odek") for path in listed if _regular(path))
     return sorted((s for s in found if is_utf8_path(s.path)), key=lambda s: str(s.path))
 
 
