@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
+from sitegen.session.entries import clip_nesting
+
 __all__ = ["KINDS", "Redactor", "describe_counts", "redact_text", "redact_value"]
 
 _T = TypeVar("_T")
@@ -458,8 +460,12 @@ class Redactor:
 
 
 def redact_value(obj: _T, redactor: Redactor) -> _T:
-    """A copy of a JSON-like value (dicts, lists, strings) with secrets redacted; `obj` is not changed."""
-    return cast(_T, _redact_any(obj, redactor))
+    """A copy of a JSON-like value (dicts, lists, strings) with secrets redacted; `obj` is not changed.
+    Nesting past MAX_NESTING becomes "…" (as the page shows it), so no value is too deep."""
+    try:
+        return cast(_T, _redact_any(obj, redactor))
+    except RecursionError:
+        return cast(_T, _redact_any(clip_nesting(obj), redactor))
 
 
 def _redact_any(obj: object, redactor: Redactor) -> object:

@@ -111,6 +111,38 @@ def test_context_json_of_deeply_nested_arguments(tmp_path: Path) -> None:
     assert result.exit_code == 0 and '"deep"' in result.stdout
 
 
+def test_export_and_share_of_values_nested_a_thousand_deep(tmp_path: Path) -> None:
+    # Deeper than Python's recursion limit and orjson's writer, within what orjson reads.
+    opened = '{"a":' * 1000
+    deep = opened + '{"v":"ZZ_BOTTOM_ZZ"}' + "}" * 1000
+    b = SessionBuilder()
+    b.user("u1", "go")
+    path = b.write(tmp_path / "deep.jsonl")
+    stamp = '"timestamp":"2026-01-01T00:01:00.000Z"'
+    call = '{"type":"toolCall","id":"c1","name":"x","arguments":' + deep + "}"
+    lines = [
+        '{"type":"message","id":"a1","parentId":"u1",' + stamp + ',"message":{"role":"assistant",'
+        + '"content":['
+        + call
+        + "]}}",
+        '{"type":"custom","id":"x1","parentId":"a1",' + stamp + ',"customType":"t","data":' + deep + "}",
+    ]
+    with open(path, "a") as handle:
+        handle.write("\n".join(lines) + "\n")
+    assert load_raw(path).malformed_lines == 0
+    for extra in ([], ["--redact"]):
+        out = tmp_path / "deep.html"
+        result = runner.invoke(app, ["export", str(path), str(out), *extra])
+        assert result.exit_code == 0, result.stderr
+        page = out.read_text()
+        assert 'id="entry-a1"' in page and 'id="entry-x1"' in page and "…" in page
+    agent = tmp_path / "agent" / "sessions" / "--work-demo--"
+    agent.mkdir(parents=True)
+    shutil.copy(path, agent / "2026-01-01T00-00-00-000Z_deep.jsonl")
+    result = build(tmp_path / "site", tmp_path / "agent")
+    assert result.rendered and not result.problems
+
+
 def test_watch_port_out_of_range_is_a_usage_error() -> None:
     result = runner.invoke(app, ["watch", "--demo", "--port", "99999"])
     assert result.exit_code == 2 and "Traceback" not in result.output

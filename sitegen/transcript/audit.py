@@ -57,14 +57,20 @@ class TurnAudit:
 
 
 def _strings(value: object, key: str = "") -> list[str]:
-    """Leaf strings of decoded arguments, skipping file bodies."""
-    if isinstance(value, str):
-        return [] if key.lower() in _BODY_KEYS else [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in _strings(v, str(k))]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item, key)]
-    return []
+    """Leaf strings of decoded arguments in order, skipping file bodies (no recursion: arguments
+    can nest deeper than Python's stack)."""
+    found: list[str] = []
+    pending: list[tuple[object, str]] = [(value, key)]
+    while pending:
+        item, name = pending.pop()
+        if isinstance(item, str):
+            if name.lower() not in _BODY_KEYS:
+                found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed([(v, str(k)) for k, v in item.items()]))
+        elif isinstance(item, list):
+            pending.extend(reversed([(entry, name) for entry in item]))
+    return found
 
 
 def argument_text(arguments: object) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sitegen.session.entries import clip_nesting
 from sitegen.transcript.model import Part, Transcript
 
 __all__ = ["map_transcript_text", "map_value"]
@@ -13,13 +14,21 @@ TextMap = Callable[[str], str]
 
 
 def map_value(value: Any, fn: TextMap) -> Any:
-    """A copy of a JSON-like value with fn applied to every string (keys included)."""
+    """A copy of a JSON-like value with fn applied to every string (keys included); nesting past
+    MAX_NESTING becomes "…" (as the page shows it), so no value is too deep."""
+    try:
+        return _map_value(value, fn)
+    except RecursionError:
+        return _map_value(clip_nesting(value), fn)
+
+
+def _map_value(value: Any, fn: TextMap) -> Any:
     if isinstance(value, str):
         return fn(value)
     if isinstance(value, dict):
-        return {fn(k) if isinstance(k, str) else k: map_value(v, fn) for k, v in value.items()}
+        return {fn(k) if isinstance(k, str) else k: _map_value(v, fn) for k, v in value.items()}
     if isinstance(value, list):
-        return [map_value(item, fn) for item in value]
+        return [_map_value(item, fn) for item in value]
     return value
 
 
