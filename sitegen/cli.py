@@ -103,6 +103,16 @@ def _resolve(session: str | None, agent_dir: list[Path] | None, odek_dir: list[P
         raise
 
 
+# Control characters from a session would drive the terminal (colours are the least of it: OSC
+# sequences set titles, write the clipboard, make links): printed as their visible symbols instead.
+_CONTROLS = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n"}
+_CONTROLS.update({0x7F: 0x2421, **{code: 0xFFFD for code in range(0x80, 0xA0)}})
+
+
+def _visible(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
 def _printable(value: Any) -> Any:
     """JSON-safe text: file names that are not UTF-8 carry surrogates, which JSON cannot hold."""
     if isinstance(value, str):
@@ -170,7 +180,8 @@ def list_command(
     for info in infos:
         title = shorten(info.title or info.first_message or "(no messages)", 70)
         where = f"  {info.cwd}" if all_projects else ""
-        typer.echo(f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}")
+        line = f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}"
+        typer.echo(_visible(line))
 
 
 @app.command("context")
@@ -199,13 +210,16 @@ def context_command(
     for message in context.messages:
         role = str(message.get("role"))
         roles[role] = roles.get(role, 0) + 1
-    typer.echo(f"Leaf: {context.leaf_id}")
-    typer.echo(f"Messages: {len(context.messages)} ({', '.join(f'{k} {v}' for k, v in roles.items())})")
-    typer.echo(f"Thinking level: {context.thinking_level}")
-    typer.echo(f"Models: {', '.join(f'{k}={v}' for k, v in context.models.items()) or 'none'}")
-    typer.echo(f"Mode: {context.mode}")
+    lines = [
+        f"Leaf: {context.leaf_id}",
+        f"Messages: {len(context.messages)} ({', '.join(f'{k} {v}' for k, v in roles.items())})",
+        f"Thinking level: {context.thinking_level}",
+        f"Models: {', '.join(f'{k}={v}' for k, v in context.models.items()) or 'none'}",
+        f"Mode: {context.mode}",
+    ]
     if context.injected_ttsr_rules:
-        typer.echo(f"Injected rules: {', '.join(context.injected_ttsr_rules)}")
+        lines.append(f"Injected rules: {', '.join(map(str, context.injected_ttsr_rules))}")
+    typer.echo(_visible("\n".join(lines)))
 
 
 @app.command("migrate")
@@ -272,6 +286,7 @@ def dump_command(
     if not text:
         typer.echo("No messages to dump yet")
         return
+    text = _visible(text)
     if copy:
         from sitegen.clipboard import copy_to_clipboard
 

@@ -158,6 +158,23 @@ def test_dump_prints_the_context_as_text(agent_dir: Path, tmp_path: Path) -> Non
     assert "[tool call edit id=call0003]" in out
 
 
+def test_terminal_control_sequences_from_a_session_are_shown_not_obeyed(isolated_home: Path, tmp_path: Path) -> None:
+    # OSC 52 writes the clipboard, OSC 0 sets the window title, \r hides what came before it.
+    hostile = "\x1b]52;c;ZWNobyBwd25lZA==\x07 \x1b]0;owned\x07 red \x1b[31mtext\x1b[0m\r over\x9b"
+    b = SessionBuilder(session_id="ctl-1", cwd=f"/work/x{hostile}")
+    b.user("u1", f"hello {hostile}")
+    b.assistant("a1", [text(hostile)])
+    b.add("ttsr_injection", "t1", injectedRules=[f"rule{hostile}"])
+    b.assistant("a2", [text("ok")])
+    path = b.write(isolated_home / ".pi" / "agent" / "sessions" / "--work-x--" / "2026-01-01T00-00-00-000Z_ctl-1.jsonl")
+    outputs = [invoke(*args)[1] for args in (("dump", path), ("context", path), ("ls", "--all"))]
+    for out in outputs:
+        assert "\x1b" not in out and "\x07" not in out and "\r" not in out and "\x9b" not in out
+    assert "␛]52;c;ZWNobyBwd25lZA==␇" in outputs[0] and "␍ over" in outputs[0]
+    assert "rule␛]52" in outputs[1]
+    assert "hello ␛]52" in outputs[2]
+
+
 def test_dump_of_empty_session(tmp_path: Path) -> None:
     path = SessionBuilder().write(tmp_path / "empty.jsonl")
     code, out, _ = invoke("dump", path)
