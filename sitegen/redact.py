@@ -97,14 +97,16 @@ class _Rule:
                 yield match
 
     def apply(self, text: str, lowered: str, counts: Counter[str]) -> str:
-        has_group = "secret" in self.pattern.groupindex
+        # The part to replace: the named group "secret" (or "secret2", ... in alternatives), else all.
+        groups = [name for name in self.pattern.groupindex if name.startswith("secret")]
         pieces: list[str] = []
         done = 0  # text before `done` is already in `pieces`
         for match in self.matches(text, lowered):
             if match.start() < done:
                 continue
-            if has_group and match.group("secret") is not None:
-                start, end = match.span("secret")
+            group = next((name for name in groups if match.group(name) is not None), None)
+            if group is not None:
+                start, end = match.span(group)
             else:
                 start, end = match.span()
             secret = text[start:end]
@@ -122,6 +124,10 @@ class _Rule:
 
 def _accept_random(match: re.Match[str], secret: str) -> bool:
     return _random_looking(secret)
+
+
+def _accept_cli_password(match: re.Match[str], secret: str) -> bool:
+    return len(secret) >= 4 and not _is_reference_or_placeholder(secret)
 
 
 def _accept_url_password(match: re.Match[str], secret: str) -> bool:
@@ -224,10 +230,47 @@ _RULES: tuple[_Rule, ...] = (
         "google-api-key",
         re.compile(rf"AIza(?<![{_B64_CHARS}]AIza)[{_TOKEN_CHARS}]{{35}}(?![={_B64_CHARS}])"),
     ),
+    # npm automation and publish tokens, Hugging Face access tokens, SendGrid API keys.
+    _Rule(
+        "npm-token",
+        re.compile(rf"npm_(?<![{_TOKEN_CHARS}]npm_)[A-Za-z0-9]{{36}}(?![{_TOKEN_CHARS}])"),
+        _accept_random,
+    ),
+    _Rule(
+        "huggingface-token",
+        re.compile(rf"hf_(?<![{_TOKEN_CHARS}]hf_)[A-Za-z0-9]{{34,40}}(?![{_TOKEN_CHARS}])"),
+        _accept_random,
+    ),
+    _Rule(
+        "sendgrid-key",
+        re.compile(rf"SG\.(?<![.{_TOKEN_CHARS}]SG\.)[{_TOKEN_CHARS}]{{22}}\.[{_TOKEN_CHARS}]{{43}}(?![{_TOKEN_CHARS}])"),
+    ),
+    # A password in the URL's user part; an unencoded "#" in it is still the password (people write
+    # them so, and the "@" after it says where it ends).
     _Rule(
         "url-password",
-        re.compile(r"://(?P<user>[^\s:/?#@\[\]\"'<>]*):(?P<secret>[^\s/?#@\"'<>]+)@(?=[A-Za-z0-9\[])"),
+        re.compile(r"://(?P<user>[^\s:/?#@\[\]\"'<>]*):(?P<secret>[^\s/?@\"'<>]+)@(?=[A-Za-z0-9\[])"),
         _accept_url_password,
+    ),
+    # A token as the whole user part (https://<token>@github.com/owner/repo): long and random-looking.
+    _Rule(
+        "url-password",
+        re.compile(r"://(?P<secret>[A-Za-z0-9_-]{20,})@(?=[A-Za-z0-9\[])"),
+        _accept_random,
+    ),
+    # Passwords given to command-line tools: mysql -pPASSWORD (no space), sshpass -p PASSWORD,
+    # curl -u user:PASSWORD, and a .netrc line (machine HOST login USER password PASSWORD).
+    _Rule(
+        "cli-password",
+        re.compile(
+            r"(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s|;&]+)*?[ \t]+-p(?P<secret>[^\s'\"-][^\s'\"]*)"
+            r"|sshpass[ \t]+-p[ \t]*['\"]?(?P<secret2>[^\s'\"]+)"
+            r"|(?:curl|wget)(?:[ \t]+[^\s|;&]+)*?[ \t]+(?:-u|--user)(?:[ \t]+|=)['\"]?[^\s:'\"]+"
+            r":(?P<secret3>[^\s'\"@]+)"
+            r"|machine[ \t]+\S+(?:[ \t]+login[ \t]+\S+)?[ \t]+password[ \t]+(?P<secret4>\S+)"
+        ),
+        _accept_cli_password,
+        triggers=("mysql", "mariadb", "sshpass", "curl", "wget", "machine"),
     ),
     _Rule(
         "url-token",
@@ -376,8 +419,12 @@ KINDS: tuple[str, ...] = (
     "gitlab-token",
     "slack-token",
     "google-api-key",
+    "npm-token",
+    "huggingface-token",
+    "sendgrid-key",
     "url-password",
     "url-token",
+    "cli-password",
     "authorization",
     _ASSIGNMENT_KIND,
 )
@@ -391,7 +438,7 @@ _HINT_LITERALS = (
     *_SECRET_WORDS,
     "-----begin", "eyj", "sk-", "_live_", "_test_", "whsec_", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-", "xox", "xapp-", "aiza", "://", "sig=", "signature=",
-    "authorization",
+    "authorization", "npm_", "hf_", "sg.", "mysql", "mariadb", "sshpass", "curl", "wget", "machine",
 )
 # fmt: on
 _HINT = re.compile("|".join(re.escape(literal) for literal in _HINT_LITERALS))

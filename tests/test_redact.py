@@ -112,6 +112,15 @@ def _secrets() -> list[Secret]:
     add("private-key", "gpg --export-secret-keys -a\n{s}", pem("PGP PRIVATE KEY BLOCK"))
     add("url-password", "DATABASE_URL=postgres://app:{s}@db.internal:5432/app", fake(20))
     add("url-password", "redis://:{s}@cache:6379/0", fake(24))
+    add("url-password", "postgres://app:{s}@db:5432/app (a # in it)", "pa#" + fake(14))
+    add("url-password", "git clone https://{s}@github.com/owner/repo", hashlib.sha1(fake(8).encode()).hexdigest())
+    add("npm-token", "//registry.npmjs.org/:_authToken {s}", "npm_" + fake(36))
+    add("huggingface-token", "huggingface-cli login --token {s}", "hf_" + fake(34))
+    add("sendgrid-key", "sendgrid key {s}", "SG." + fake(22, B64URL) + "." + fake(43, B64URL))
+    add("cli-password", "mysql -h db -u root -p{s} app < dump.sql", fake(14))
+    add("cli-password", "sshpass -p '{s}' ssh deploy@web1", fake(12))
+    add("cli-password", "curl -sS -u deploy:{s} https://ci.example.com/api", fake(16))
+    add("cli-password", "cat ~/.netrc\nmachine api.example.com login ann password {s}\n", fake(12))
     add("url-token", "GET https://api.example.net/v2/items?access_token={s}&page=2", fake(32))
     add("url-token", "wget 'https://dl.example.org/f.tgz?user=ann&api_key={s}'", fake(28))
     add("authorization", "Authorization: Basic {s}", base64.b64encode(b"deploy:" + fake(16).encode()).decode())
@@ -181,6 +190,10 @@ def _lookalikes() -> list[str]:
         "thinkingSignature " + base64.b64encode(_rng.randbytes(600)).decode(),
         "Already clean: [REDACTED:openai-key] and API_KEY=[REDACTED:secret-assignment]",
         "İstanbul: the token count is 1234 and the secret word is İİİ",
+        # Command-line flags and names that look like the new rules but hold no secret.
+        "mysql -u root -p app; mysql --port=3306 -P3306 -h db; sshpass -p $SSHPASS ssh x",
+        "curl -u $USER:$TOKEN https://x; curl -sS https://x | jq; wget -q https://x/f.tgz",
+        "npm_config_cache=/tmp/npm hf_hub_download() msg.send(); SG.rows",
     ]
 
 
