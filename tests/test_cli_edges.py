@@ -227,7 +227,7 @@ def test_links_loops_folders_and_pipes_named_like_sessions_are_skipped(tmp_path:
     assert pipe.returncode == 1 and len(pipe.stderr.splitlines()) == 1 and not (tmp_path / "p.html").exists()
 
 
-def test_artifacts_that_are_pipes_or_endless_devices_are_refused(tmp_path: Path) -> None:
+def test_artifacts_that_are_pipes_devices_or_links_out_of_their_folder_are_refused(tmp_path: Path) -> None:
     b = SessionBuilder(session_id="art-1")
     b.user("u1", "go")
     session = b.write(tmp_path / "art.jsonl")
@@ -235,6 +235,13 @@ def test_artifacts_that_are_pipes_or_endless_devices_are_refused(tmp_path: Path)
     artifacts.mkdir()
     os.mkfifo(artifacts / "0.bash.log")
     (artifacts / "1.bash.log").symlink_to("/dev/zero")
-    for number in (0, 1):
+    (tmp_path / "secret.txt").write_text("ZZ_OUTSIDE_ZZ")
+    (artifacts / "2.bash.log").symlink_to(tmp_path / "secret.txt")
+    (artifacts / "kept.txt").write_text("ZZ_INSIDE_ZZ")
+    (artifacts / "3.bash.log").symlink_to("kept.txt")
+    expected = {0: "not a regular file", 1: f"links outside {artifacts}", 2: f"links outside {artifacts}"}
+    for number, message in expected.items():
         done = _sitegen("resolve", f"artifact://{number}", "--session", str(session), cwd=tmp_path)
-        assert done.returncode == 1 and done.stderr.strip().endswith(f"{number}.bash.log: not a regular file")
+        assert done.returncode == 1 and done.stderr.strip().endswith(message), done.stderr
+    done = _sitegen("resolve", "artifact://3", "--session", str(session), cwd=tmp_path)
+    assert done.returncode == 0 and "ZZ_INSIDE_ZZ" in done.stdout  # a link within the folder is fine

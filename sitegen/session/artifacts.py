@@ -169,7 +169,13 @@ def _listing(folder: Path) -> list[str] | None:
 
 def _read_text(path: Path) -> str:
     """A regular file's text, at most MAX_READ_BYTES of it: a FIFO would wait for a writer forever,
-    and a link to /dev/zero never ends."""
+    and a link to /dev/zero never ends. A link out of its folder is not followed: what a page inlines
+    (and share uploads) stays what the session's own folder holds."""
+    try:
+        if path.is_symlink() and path.parent.resolve() not in path.resolve().parents:
+            raise ArtifactError(f"Cannot read {path}: it links outside {path.parent}")
+    except (OSError, RuntimeError) as error:
+        raise ArtifactError(f"Cannot read {path}: {error}") from None
     try:
         # Non-blocking open: opening a FIFO for reading would otherwise already wait.
         with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb", buffering=0) as handle:
