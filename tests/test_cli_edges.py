@@ -158,14 +158,18 @@ def test_a_build_stopped_half_way_can_be_resumed(tmp_path: Path) -> None:
     assert result.rendered and (site / "index.html").is_file()
 
 
-def test_file_names_that_are_not_utf8_are_left_out(tmp_path: Path) -> None:
+def test_file_names_that_are_not_utf8_are_left_out_and_said(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     good = make_session(agent, "/work/a", "good-1", "ZZ_GOOD_ZZ")
     bad = os.fsencode(good.parent) + b"/2026-01-02T00-00-00-000Z_bad\xff.jsonl"
     with open(bad, "wb") as handle:
         handle.write(good.read_bytes())
     result = build(tmp_path / "site", agent)
-    assert len(result.rendered) == 1 and not result.problems
+    assert len(result.rendered) == 1
+    assert result.problems == [
+        f"{good.parent}/2026-01-02T00-00-00-000Z_bad\ufffd.jsonl: the file name is not UTF-8, so it has no page"
+        " (rename it to include it)"
+    ]
 
 
 def test_absurd_usage_numbers_do_not_break_the_build(tmp_path: Path) -> None:

@@ -35,7 +35,15 @@ from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
-from sitegen.site.sources import Source, demo_dirs, find_sources, fingerprint, project_slug, unique_key
+from sitegen.site.sources import (
+    Source,
+    demo_dirs,
+    find_sources,
+    fingerprint,
+    is_utf8_path,
+    project_slug,
+    unique_key,
+)
 from sitegen.transcript.load import family_of
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
@@ -239,7 +247,15 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     )
     result = BuildResult(full=full)
 
-    sources = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
+    found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
+    sources = [source for source in found if is_utf8_path(source.path)]
+    # A name that is not UTF-8 cannot go into the manifest, a page or a link: said, not silently dropped.
+    unnamed = [
+        f"{os.fsdecode(source.path).encode('utf-8', 'surrogateescape').decode('utf-8', 'replace')}: "
+        "the file name is not UTF-8, so it has no page (rename it to include it)"
+        for source in found
+        if not is_utf8_path(source.path)
+    ]
     result.sessions = len(sources)
     previous = manifest.sessions
     current: dict[str, ManifestEntry] = {}
@@ -302,7 +318,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
             result.rendered.append(outcome.key)
 
     manifest.sessions = current
-    result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
+    result.problems = [f"{source}: {message}" for source, message in manifest.problems()] + unnamed
     if jobs or removed or full:
         touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
         with _imports_settled():

@@ -117,7 +117,8 @@ def is_utf8_path(path: Path) -> bool:
 
 
 def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = True) -> list[Source]:
-    """Every session file, pi family and odek, in a stable order (names that are not UTF-8 left out)."""
+    """Every session file, pi family and odek, in a stable order (see is_utf8_path for the names the
+    site cannot hold)."""
     flat = env_session_dirs() if use_env else []
     found = [Source(path, "pi") for path, _ in session_files(pi_dirs, flat)]
     for store in odek_dirs:
@@ -127,7 +128,7 @@ def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = 
             continue
         listed = (store / name for name in names if is_session_filename(name))
         found.extend(Source(path, "odek") for path in listed if _regular(path))
-    return sorted((s for s in found if is_utf8_path(s.path)), key=lambda s: str(s.path))
+    return sorted(found, key=lambda s: str(s.path))
 
 
 def _short_hash(text: str, length: int = 6) -> str:
