@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
+import os
 import sys
 from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 
 import orjson
@@ -27,10 +28,21 @@ def fragment_key(kind: str, text: str) -> str:
     return f"{kind}:{hashlib.blake2b(text.encode('utf-8', 'surrogatepass'), digest_size=16).hexdigest()}"
 
 
+def _installed(module: str) -> str:
+    """A package's identity without importing it, or importlib.metadata (a twentieth of a small
+    rebuild): its __init__ file's size and time, which any reinstall or upgrade changes."""
+    spec = importlib.util.find_spec(module)
+    origin = spec.origin if spec is not None else None
+    if not origin:
+        return f"{module} ?"
+    stat = os.stat(origin)
+    return f"{module} {stat.st_size}/{stat.st_mtime_ns}"
+
+
 @cache
 def _namespace() -> str:
     # The packages whose code shapes the HTML, and Python's own (its HTML entities and Unicode data).
-    packages = ", ".join(f"{name} {version(name)}" for name in ("pygments", "markdown-it-py", "mdurl", "markupsafe"))
+    packages = ", ".join(_installed(name) for name in ("pygments", "markdown_it", "mdurl", "markupsafe"))
     versions = f"{packages}, Python {sys.version_info.major}.{sys.version_info.minor}"
     digest = hashlib.blake2b(versions.encode(), digest_size=12)
     for name in _MAKERS:

@@ -6,17 +6,29 @@ import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 import pygments
 from markupsafe import Markup
-from pygments.lexer import Lexer
-from pygments.lexers import LEXERS, find_lexer_class_by_name
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 
 from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.lexer_priority import PRIORITIES, PYGMENTS_VERSION
-from sitegen.render.lexing import lex, prepare_lexer_class
 from sitegen.render.text import escape_text
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+
+# pygments' lexer machinery (pygments.lexer, pygments.lexers, and through their plugin support
+# importlib.metadata) is imported only when something must be highlighted: a session that grew by a
+# message takes its highlighted code, and which lexer each file name gets, from the fragment store.
+
+
+def _lexers_table() -> dict[str, Any]:
+    from pygments.lexers import LEXERS
+
+    table: dict[str, Any] = LEXERS
+    return table
 
 __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
 
@@ -27,13 +39,17 @@ HIGHLIGHT_LIMIT = 16_000
 
 @cache
 def _builtin_aliases() -> frozenset[str]:
-    return frozenset(alias for _module, _name, aliases, _files, _mimes in LEXERS.values() for alias in aliases)
+    return frozenset(
+        alias for _module, _name, aliases, _files, _mimes in _lexers_table().values() for alias in aliases
+    )
 
 
 @lru_cache(maxsize=512)
 def _lexer_class_by_name(name: str) -> type[Lexer] | None:
     """pygments' built-in lexer class for an alias. Plugin lexers are left out: looking for them
     scans every installed package, and a page should not depend on what else is installed."""
+    from pygments.lexers import find_lexer_class_by_name
+
     alias = name.lower()
     if alias not in _builtin_aliases():
         return None
@@ -44,6 +60,8 @@ def _lexer_class_by_name(name: str) -> type[Lexer] | None:
 @lru_cache(maxsize=512)
 def _lexer_by_name(name: str) -> Lexer | None:
     """A ready lexer for an alias, its rules compiled as they are first tried."""
+    from sitegen.render.lexing import prepare_lexer_class
+
     cls = _lexer_class_by_name(name)
     if cls is None:
         return None
@@ -71,6 +89,8 @@ _classes: dict[_TokenType, str] = {}
 def format_tokens(lexer: Lexer, text: str) -> str:
     """Class-based HTML like pygments' HtmlFormatter, but leaner: plain text and whitespace get no
     span and runs of one class are merged, which halves the size of highlighted pages."""
+    from sitegen.render.lexing import lex
+
     out: list[str] = []
     current = ""
     run: list[str] = []
@@ -96,26 +116,27 @@ def format_tokens(lexer: Lexer, text: str) -> str:
 
 def lexer_name_for_path(path: str) -> str | None:
     """A lexer alias chosen from a file name (never by guessing from content)."""
+    lookup = lexer_lookup_name(path)
+    return _lexer_for_name(lookup) if lookup else None
+
+
+def lexer_lookup_name(path: str) -> str:
+    """The name a file's lexer is looked up by: "file.<extension>", or the whole name for the file
+    names lexers claim whole (Makefile, CMakeLists.txt, .bashrc); pygments scans every lexer's
+    patterns per lookup, so most names share one lookup per extension."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    if not name:
-        return None
     stem, dot, extension = name.rpartition(".")
-    # pygments scans every lexer's patterns per lookup, so look up once per extension, except for
-    # the file names lexers claim whole (Makefile, CMakeLists.txt, .bashrc).
-    by_extension = dot and stem and name not in _WHOLE_NAMES
-    return _lexer_for_name(f"file.{extension}" if by_extension else name)
+    return f"file.{extension}" if dot and stem and name not in _whole_names() else name
 
 
+@cache
 def _whole_names() -> frozenset[str]:
     return frozenset(
         pattern
-        for _module, _name, _aliases, patterns, _mimetypes in LEXERS.values()
+        for _module, _name, _aliases, patterns, _mimetypes in _lexers_table().values()
         for pattern in patterns
         if not any(c in pattern for c in "*?[")
     )
-
-
-_WHOLE_NAMES = _whole_names()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +153,7 @@ class _NameIndex:
 @cache
 def _name_index() -> _NameIndex:
     index = _NameIndex({}, {}, [], {})
-    for class_name, (_module, _name, aliases, patterns, _mimes) in LEXERS.items():
+    for class_name, (_module, _name, aliases, patterns, _mimes) in _lexers_table().items():
         if not aliases:
             continue
         index.class_names.setdefault(aliases[0], class_name)
@@ -177,6 +198,10 @@ def _lexer_for_name(name: str) -> str | None:
     return max(ranked)[2] if ranked else None
 
 
+# Fragment-store key prefix for the lexer chosen for a file name ("@" starts no lexer alias).
+_LEXER_FOR = "@lexer-for:"
+
+
 class Highlighter:
     """Highlights code to class-based HTML; the same text is never highlighted twice, and with a
     fragment store not even in the next build."""
@@ -190,8 +215,9 @@ class Highlighter:
     def code(self, text: str, language: str | None) -> Markup:
         """Inner HTML for a <pre><code>: highlighted when the language is known and the block small."""
         alias = language.strip().lower() if language else ""
-        if not alias or len(text) > self.limit or alias not in _builtin_aliases():
+        if not alias or len(text) > self.limit:
             return escape_text(text)
+        # Stored fragments were made by a known lexer: look them up before pygments' tables.
         key = fragment_key(alias, text)
         html = self._cache.get(key)
         if html is None and self.fragments is not None and (stored := self.fragments.get(key)) is not None:
@@ -199,6 +225,8 @@ class Highlighter:
         if html is not None:
             self.hits += 1
         else:
+            if alias not in _builtin_aliases():
+                return escape_text(text)
             lexer = _lexer_by_name(alias)
             if lexer is None:
                 return escape_text(text)
@@ -214,4 +242,17 @@ class Highlighter:
                 _lexer_by_name(language)
 
     def file(self, text: str, path: str) -> Markup:
-        return self.code(text, lexer_name_for_path(path))
+        return self.code(text, self.lexer_for_path(path))
+
+    def lexer_for_path(self, path: str) -> str | None:
+        """lexer_name_for_path, remembered in the fragment store by file name: a rebuild finds a
+        file's lexer there without loading pygments' lexer tables."""
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        if self.fragments is None or not name:
+            return lexer_name_for_path(path)
+        key = _LEXER_FOR + name
+        alias = self.fragments.get(key)
+        if alias is None:
+            alias = lexer_name_for_path(path) or ""
+        self.fragments.keep(key, alias)
+        return alias or None
