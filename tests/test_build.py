@@ -369,16 +369,22 @@ def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
     assert crawl(site) == []
 
 
+def _parent_with_scout(agent: Path, number: int, words: str) -> tuple[Path, Path]:
+    """A session in /work/sub with a subagent "Scout" whose sidecar transcript says words: (session, sidecar)."""
+    path = make_session(agent, "/work/sub", f"parent-{number}", "ZZ_PARENT_ZZ")
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    sidecar = SessionBuilder(session_id=f"sub-{number}", cwd="/work/sub")
+    sidecar.user("s1", words)
+    return path, sidecar.write(artifacts / "Scout.jsonl")
+
+
 def test_subagent_page_is_rendered_again_only_when_its_inputs_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent = tmp_path / "agent"
-    path = make_session(agent, "/work/sub", "parent-2", "ZZ_PARENT_ZZ")
+    path, _ = _parent_with_scout(agent, 2, "ZZ_SUBTASK_ZZ")
     artifacts = path.with_suffix("")
-    artifacts.mkdir()
-    sidecar = SessionBuilder(session_id="sub-2", cwd="/work/sub")
-    sidecar.user("s1", "ZZ_SUBTASK_ZZ")
-    sidecar.write(artifacts / "Scout.jsonl")
     site = tmp_path / "site"
     build(site, agent)
     sub_page = session_page(site, "parent-2").with_suffix("") / "Scout.html"
@@ -426,12 +432,7 @@ def test_nested_subagent_appending_in_place_renders_the_page_again(tmp_path: Pat
 
 def test_subagent_pages_are_searchable_documents_kept_across_rebuilds(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
-    path = make_session(agent, "/work/sub", "parent-5", "ZZ_PARENT_ZZ")
-    artifacts = path.with_suffix("")
-    artifacts.mkdir()
-    sidecar = SessionBuilder(session_id="sub-5", cwd="/work/sub")
-    sidecar.user("s1", "zzsidecarword here")
-    sidecar.write(artifacts / "Scout.jsonl")
+    path, _ = _parent_with_scout(agent, 5, "zzsidecarword here")
     site = tmp_path / "site"
 
     def indexed() -> tuple[str, bool]:
@@ -455,12 +456,8 @@ def test_subagent_pages_are_searchable_documents_kept_across_rebuilds(tmp_path: 
 
 def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
-    path = make_session(agent, "/work/sub", "parent-3", "ZZ_PARENT_ZZ")
+    path, sidecar_path = _parent_with_scout(agent, 3, "ZZ_SUBTASK_ZZ")
     artifacts = path.with_suffix("")
-    artifacts.mkdir()
-    sidecar = SessionBuilder(session_id="sub-3", cwd="/work/sub")
-    sidecar.user("s1", "ZZ_SUBTASK_ZZ")
-    sidecar_path = sidecar.write(artifacts / "Scout.jsonl")
     site = tmp_path / "site"
     build(site, agent)
     folder_mtime = artifacts.stat().st_mtime_ns
