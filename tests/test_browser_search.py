@@ -189,7 +189,7 @@ def test_every_word_is_found_and_chinese_words_inside_sentences(browser: Browser
     assert not results(page, "登错")  # pairs, not any two characters of the sentence
     scouted = results(page, "zzscouted")
     assert [item["href"].rsplit("/", 2)[1:] for item in scouted] == [["deep", "Scout.html#entry-scout-u1"]]
-    assert scouted[0]["title"] == "Subagent Scout"
+    assert scouted[0]["title"] == "Scout"
     assert page.locator("#search-results .result-context").first.inner_text() == " · subagent of 请修复登录错误的问题"
     page.locator("#search-results a.result-title").first.click()
     page.wait_for_url("**/deep/Scout.html#entry-scout-u1")

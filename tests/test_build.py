@@ -442,16 +442,16 @@ def test_subagent_pages_are_searchable_documents_kept_across_rebuilds(tmp_path: 
 
     build(site, agent)
     index, found = indexed()
-    assert found and '"Subagent Scout"' in index and "subagent of ZZ_PARENT_ZZ first question" in index
+    assert found and '"Scout"' in index and "subagent of ZZ_PARENT_ZZ first question" in index
     _append_user_line(path, "late0009", "r1")  # the parent grows; its subagent page is not rendered again
     result = build(site, agent)
     assert not any(p.endswith("Scout.html") for p in result.written)
     index, found = indexed()
-    assert found and '"Subagent Scout"' in index
+    assert found and '"Scout"' in index
     path.unlink()
     build(site, agent)
     index, found = indexed()
-    assert not found and "Subagent Scout" not in index
+    assert not found and '"Scout"' not in index
 
 
 def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from sitegen.gcpause import collector_paused
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
+from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.jobs import (
@@ -224,8 +225,9 @@ def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInf
             # subagents also maps plain agent ids to their nested pages: each page once, by its own id.
             if PurePosixPath(page).stem == agent_id:
                 key = subagent_search_key(record.key, agent_id)
-                context = f"subagent of {record.title}"
-                documents[key] = SearchDocInfo(f"Subagent {agent_id}", record.project, page, record.key, context)
+                # Titled by its id alone: "subagent" in every title would make every page match it.
+                context = f"subagent of {shorten(record.title, 80)}"
+                documents[key] = SearchDocInfo(agent_id, record.project, page, record.key, context)
     return documents
 
 
