@@ -259,7 +259,8 @@ def resolve_command(
     from sitegen.session.artifacts import artifacts_dir_for, resolve_internal_url
 
     path = _resolve(session, agent_dir)
-    content = resolve_internal_url(url, [artifacts_dir_for(path)])
+    folder = artifacts_dir_for(path)
+    content = resolve_internal_url(url, [folder] if folder is not None else [])
     sys.stdout.write(content if content.endswith("\n") else content + "\n")
 
 

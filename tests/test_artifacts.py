@@ -57,6 +57,9 @@ def art(session_file: Path) -> Path:
 def test_artifacts_dir_for(tmp_path: Path) -> None:
     assert artifacts_dir_for(tmp_path / "a_b.jsonl") == tmp_path / "a_b"
     assert artifacts_dir_for("/x/2026_id.jsonl") == Path("/x/2026_id")
+    # Names that leave no folder name of their own: never the sessions folder itself.
+    for name in ("..jsonl", ".jsonl", "notes.txt"):
+        assert artifacts_dir_for(tmp_path / name) is None, name
 
 
 def test_list_artifacts(art: Path) -> None:

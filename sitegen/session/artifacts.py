@@ -56,10 +56,12 @@ class SubagentTranscript:
     depth: int  # 0 for a direct child of the session
 
 
-def artifacts_dir_for(session_path: str | os.PathLike[str]) -> Path:
-    """The folder named like the session file without .jsonl."""
+def artifacts_dir_for(session_path: str | os.PathLike[str]) -> Path | None:
+    """The folder named like the session file without .jsonl; None for a name that leaves no folder
+    name ("..jsonl" would make it the sessions folder itself, every other session its "subagent")."""
     path = Path(session_path)
-    return path.with_name(path.name[: -len(".jsonl")]) if path.name.endswith(".jsonl") else path
+    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else ""
+    return path.with_name(stem) if stem not in ("", ".", "..") else None
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:

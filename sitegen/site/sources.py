@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sitegen.odek.store import is_session_filename
 from sitegen.resources import resource_dir
+from sitegen.session.artifacts import artifacts_dir_for
 from sitegen.session.discover import env_session_dirs, session_files
 
 __all__ = [
@@ -68,7 +69,8 @@ def fingerprint(source: Source) -> Fingerprint | None:
     if source.family == "odek":
         extra = _mtime(source.path.parent / "audit" / f"{source.path.stem}.json")
     else:
-        extra = _newest_mtime(source.path.with_suffix(""))
+        folder = artifacts_dir_for(source.path)
+        extra = _newest_mtime(folder) if folder is not None else 0
     return Fingerprint(stat.st_size, stat.st_mtime_ns, extra)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitegen.session.artifacts import artifacts_dir_for
 from sitegen.session.blobs import is_blob_ref
 from sitegen.session.context import model_of_change
 from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms, json_text
@@ -331,7 +332,7 @@ def transcript_from_session(session: Session) -> Transcript:
         version=header_version(header),
         system_prompt=system_prompt,
         tools=tools,
-        artifacts_dir=path.with_suffix("") if path.suffix == ".jsonl" else None,
+        artifacts_dir=artifacts_dir_for(path),
         malformed_lines=session.raw.malformed_lines,
         truncated_tail=session.raw.truncated_tail,
         made_up_ids=session.migration.ids_added > 0,
