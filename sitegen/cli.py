@@ -315,7 +315,11 @@ def export_command(
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = _redactor() if redact else None
     target = _export_target(output, path)
-    export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))
+    try:
+        export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))
+    except OSError as error:
+        # Said of the page the user named, not of the temporary file beside it that failed.
+        raise fail(f"Cannot write {target}: {error.strerror or error}") from None
     if redactor is not None:
         _report_redactions(redactor)
     typer.echo(f"Exported to: {target}")
@@ -425,6 +429,9 @@ def _export_target(output: Path | None, session: Path) -> Path:
         raise fail(f"Refusing to write the page over a session file: {target}")
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")
+    blocking = next((folder for folder in target.parents if folder.exists() and not folder.is_dir()), None)
+    if blocking is not None:
+        raise fail(f"Cannot write {target}: {blocking} is not a folder")
     artifacts = session.resolve().with_suffix("")
     if artifacts in target.resolve().parents:
         raise fail(f"Refusing to write the page into the session's artifacts folder: {target}")

@@ -52,6 +52,18 @@ def test_export_never_writes_into_the_sessions_artifacts(tmp_path: Path) -> None
     assert log.read_text() == "ZZ_ARTIFACT_ZZ" and sorted(artifacts.iterdir()) == [log]
 
 
+def test_export_to_a_place_that_cannot_hold_a_page_names_that_place(tmp_path: Path) -> None:
+    path = session(tmp_path)
+    (tmp_path / "plain.txt").write_text("x")
+    target = tmp_path / "plain.txt" / "deeper" / "p.html"
+    result = runner.invoke(app, ["export", str(path), str(target)])
+    assert result.exit_code == 1
+    assert result.stderr == f"Cannot write {target}: {tmp_path / 'plain.txt'} is not a folder\n"
+    result = runner.invoke(app, ["export", str(path), "/proc/sitegen-page.html"])
+    assert result.exit_code == 1 and result.stderr.startswith("Cannot write /proc/sitegen-page.html: ")
+    assert ".tmp" not in result.stderr  # never the temporary name the page was being written under
+
+
 def test_export_into_a_folder_writes_stem_html_there(tmp_path: Path) -> None:
     path = session(tmp_path)
     folder = tmp_path / "pages"
