@@ -193,6 +193,13 @@ def test_loads_without_errors_or_requests(opened: tuple[Page, PageWatch]) -> Non
     assert_clean(watch)
 
 
+def test_inline_session_text_is_isolated_from_the_line_around_it(opened: tuple[Page, PageWatch]) -> None:
+    # A right-to-left override in a model name, label or code span must not reorder the rest of its line.
+    page, _ = opened
+    for selector in (".entry-head .model", ".badge.label", ".tool-summary", "#tree a"):
+        assert page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).unicodeBidi") == "isolate"
+
+
 def test_tree_click_switches_branch(opened: tuple[Page, PageWatch], page_file: Path) -> None:
     page, watch = opened
     session = page_file.with_suffix(".jsonl")
