@@ -16,7 +16,8 @@
   var RUN = /[\p{L}\p{N}]+/gu;
   var MAX_TOKEN = 32;
   // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole).
-  var CJK_CHARACTERS = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
+  var CJK_CHARACTERS =
+    "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
   var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
@@ -107,8 +108,14 @@
         entries += chunk[0];
       });
       total += entries + 1;
-      var context = row[4] || "";
-      return { title: row[0], project: row[1], page: row[2], chunks: row[3], context: context, titleTerms: tokens(row[0]) };
+      return {
+        title: row[0],
+        project: row[1],
+        page: row[2],
+        chunks: row[3],
+        context: row[4] || "",
+        titleTerms: tokens(row[0])
+      };
     });
     var segments = data.segments.map(function (row) {
       return { sessions: row[0], buckets: row[1], shards: row[2] };
