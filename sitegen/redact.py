@@ -521,10 +521,12 @@ def _redact_any(obj: object, redactor: Redactor) -> object:
     if isinstance(obj, dict):
         result: dict[object, object] = {}
         for key, value in obj.items():
+            # Keys are shown too (tool arguments as JSON): {"<token>": ...} must not keep the token.
+            shown = redactor.redact(key) if isinstance(key, str) else key
             if isinstance(value, str) and isinstance(key, str):
-                result[key] = redactor.redact_field(key, value)
+                result[shown] = redactor.redact_field(key, value)
             else:
-                result[key] = _redact_any(value, redactor)
+                result[shown] = _redact_any(value, redactor)
         return result
     if isinstance(obj, list):
         return [_redact_any(item, redactor) for item in obj]

@@ -182,3 +182,25 @@ def test_dump_copy_uses_a_clipboard_tool(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     result = runner.invoke(app, ["dump", str(session), "--copy"])
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_redaction_reaches_ids_models_roles_tool_names_and_argument_keys(tmp_path: Path, temp_dir: Path) -> None:
+    # Each spot gets its own token, so a failure names the spot that leaked.
+    def token(n: int) -> str:
+        return GITHUB_TOKEN[:-2] + f"{n:02d}"
+
+    b = SessionBuilder(session_id=f"id-{token(1)}")
+    b.add("model_change", "mc", model=f"prov/{token(2)}")
+    b.user("u1", "go ZZ_SHARE_ZZ")
+    b.assistant("a1", [tool_call("c1", f"tool-{token(3)}", **{token(4): "v", "env": {token(5): 1}})], model=token(6))
+    b.tool_result("r1", "c1", f"tool-{token(3)}", "done")
+    b.message("m1", token(7), [text("odd role")])
+    session = b.write(tmp_path / "share-3.jsonl")
+    handler = tmp_path / "h.py"
+    seen = tmp_path / "seen.html"
+    handler.write_text(f"import shutil\ndef share(p):\n    shutil.copy(p, {str(seen)!r})\n")
+    result = runner.invoke(app, ["share", str(session), "--handler", str(handler)])
+    assert result.exit_code == 0, result.stderr
+    page = seen.read_text()
+    assert "ZZ_SHARE_ZZ" in page and "[REDACTED:github-token]" in page
+    assert [n for n in range(1, 8) if token(n) in page] == []

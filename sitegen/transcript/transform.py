@@ -40,6 +40,7 @@ def _map_parts(parts: list[Part], fn: TextMap, values: ValueMap) -> None:
         if part.text:
             part.text = fn(part.text)
         if part.call is not None:
+            part.call.name = fn(part.call.name)
             part.call.arguments = values(part.call.arguments)
 
 
@@ -54,16 +55,24 @@ def map_transcript_text(transcript: Transcript, fn: TextMap, values: ValueMap | 
         if node.result is not None and node.result.parts is not node.parts:
             _map_parts(node.result.parts, fn, structured)
         if node.result is not None:
+            node.result.tool_name = fn(node.result.tool_name)
             node.result.details = structured(node.result.details)
         node.meta = structured(node.meta)
+        # Names the page prints beside messages: a session, not sitegen, chose them.
+        node.model = fn(node.model)
+        node.role = fn(node.role)
     if transcript.system_prompt is not None:
         transcript.system_prompt = fn(transcript.system_prompt)
     transcript.tools = structured(transcript.tools)
     transcript.buffer = [fn(text) for text in transcript.buffer]
     if transcript.title is not None:
         transcript.title = fn(transcript.title)
-    # What the header and tree show besides messages: a path or a label can hold a secret too.
+    # What the header and tree show besides messages: a path, an id or a label can hold a secret too.
+    transcript.session_id = fn(transcript.session_id)
     transcript.cwd = fn(transcript.cwd)
+    name = transcript.source_path.name
+    if (shown := fn(name)) != name:  # the page's footer names the file, which holds the session id
+        transcript.source_path = transcript.source_path.with_name(shown)
     if transcript.parent_session is not None:
         transcript.parent_session = fn(transcript.parent_session)
     transcript.tree.labels = {entry_id: fn(label) for entry_id, label in transcript.tree.labels.items()}
