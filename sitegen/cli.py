@@ -480,15 +480,14 @@ def share_command(
     from sitegen.errors import ShareCancelled
     from sitegen.redact import Redactor
     from sitegen.render.export import export_page, load_transcript
-    from sitegen.share import share_session, size_warning
+    from sitegen.share import gist_title, share_session, size_warning
 
     path = _resolve(session, agent_dir, odek_dir)
     dirs = _dirs(agent_dir)
     transcript = load_transcript(path, dirs)
     redactor = None if no_redact else Redactor()
-    # The title names the gist and its file: GitHub sees it even when the page stays secret. (Its own
-    # redactor: its secrets are copies of the first message's, already counted on the page.)
-    title = transcript.display_title if redactor is None else Redactor().redact(transcript.display_title)
+    # Its own redactor: the title's secrets are copies of the first message's, counted on the page.
+    title = gist_title(transcript, None if redactor is None else Redactor().redact)
 
     def export(target: Path) -> None:
         export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))

@@ -16,15 +16,20 @@ import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from sitegen.errors import ShareCancelled, ShareError, SitegenError
+from sitegen.session.entries import shorten
+
+if TYPE_CHECKING:
+    from sitegen.transcript.model import Transcript
 
 __all__ = [
     "GIST_PREVIEW_MAX_BYTES",
     "ShareOutcome",
     "find_share_handler",
     "gist_file_name",
+    "gist_title",
     "run_handler",
     "share_session",
     "share_via_gist",
@@ -162,6 +167,16 @@ def _interpret(handler_path: Path, result: object) -> ShareOutcome:
 
 
 # --- the gist fallback ---------------------------------------------------------------------------
+
+
+def gist_title(transcript: Transcript, redact: Callable[[str], str] | None) -> str:
+    """The page's title (as Transcript.display_title makes it) for the gist's description and file name.
+
+    GitHub sees these even when the gist is secret. The text is redacted whole before it is folded
+    onto one line and cut: a key's lines joined, or a token cut short, no longer match the patterns."""
+    if redact is None:
+        return transcript.display_title
+    return shorten(redact(transcript.title or transcript.first_message or transcript.session_id), 200)
 
 
 def gist_file_name(title: str) -> str:

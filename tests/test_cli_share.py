@@ -204,3 +204,24 @@ def test_redaction_reaches_ids_models_roles_tool_names_and_argument_keys(tmp_pat
     page = seen.read_text()
     assert "ZZ_SHARE_ZZ" in page and "[REDACTED:github-token]" in page
     assert [n for n in range(1, 8) if token(n) in page] == []
+
+
+def test_gist_title_is_redacted_before_it_is_shortened(
+    tmp_path: Path, temp_dir: Path, fake_gh: Callable[..., Path]
+) -> None:
+    # The title folds the first message onto one line and cuts it: a key's body, its lines joined,
+    # no longer looks like a key, so the whole message is redacted first.
+    body = "".join(f"{n:02d}Zq9" + "Ab3+Cd5/" * 7 for n in range(6))
+    key = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    b = SessionBuilder(session_id="share-4")
+    pem = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{key}\n-----END OPENSSH PRIVATE KEY-----"
+    b.user("u1", f"ZZ_TITLE_ZZ my deploy key:\n{pem}")
+    session = b.write(tmp_path / "share-4.jsonl")
+    folder = fake_gh()
+    result = runner.invoke(app, ["share", str(session)])
+    assert result.exit_code == 0, result.stderr
+    create = next(c for c in gh_calls(folder) if c["args"][:2] == ["gist", "create"])
+    desc = next(arg for arg in create["args"] if arg.startswith("--desc="))  # type: ignore[union-attr]
+    assert desc == "--desc=ZZ_TITLE_ZZ my deploy key: [REDACTED:private-key]"
+    (name, _), *_ = create["files"].items()  # type: ignore[union-attr]
+    assert name == "ZZ_TITLE_ZZ-my-deploy-key-REDACTED-private-key.html"
