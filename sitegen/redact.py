@@ -27,7 +27,7 @@ _B64_CHARS = "A-Za-z0-9+/_-"
 _PLACEHOLDERS = frozenset((
     "none", "null", "nil", "true", "false", "undefined", "required", "optional", "string", "str", "bytes",
     "example", "placeholder", "password", "passwd", "pass", "secret", "token", "your-token", "your-password",
-    "your-api-key", "redacted",
+    "your-api-key", "redacted", "x-oauth-basic",
 ))
 # fmt: on
 _MASK_CHARS = frozenset("*xX.•-_#")
@@ -243,34 +243,46 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "sendgrid-key",
-        re.compile(rf"SG\.(?<![.{_TOKEN_CHARS}]SG\.)[{_TOKEN_CHARS}]{{22}}\.[{_TOKEN_CHARS}]{{43}}(?![{_TOKEN_CHARS}])"),
+        re.compile(
+            rf"SG\.(?<![.{_TOKEN_CHARS}]SG\.)[{_TOKEN_CHARS}]{{22}}\.[{_TOKEN_CHARS}]{{43}}(?![{_TOKEN_CHARS}])"
+        ),
     ),
-    # A password in the URL's user part; an unencoded "#" in it is still the password (people write
-    # them so, and the "@" after it says where it ends).
+    # Twilio API keys: SK and 32 lower-case hex digits.
     _Rule(
-        "url-password",
-        re.compile(r"://(?P<user>[^\s:/?#@\[\]\"'<>]*):(?P<secret>[^\s/?@\"'<>]+)@(?=[A-Za-z0-9\[])"),
-        _accept_url_password,
-    ),
-    # A token as the whole user part (https://<token>@github.com/owner/repo): long and random-looking.
-    _Rule(
-        "url-password",
-        re.compile(r"://(?P<secret>[A-Za-z0-9_-]{20,})@(?=[A-Za-z0-9\[])"),
+        "twilio-key",
+        re.compile(rf"SK(?<![{_TOKEN_CHARS}]SK)[0-9a-f]{{32}}(?![{_TOKEN_CHARS}])"),
         _accept_random,
     ),
-    # Passwords given to command-line tools: mysql -pPASSWORD (no space), sshpass -p PASSWORD,
-    # curl -u user:PASSWORD, and a .netrc line (machine HOST login USER password PASSWORD).
+    # A password in the URL's user part; an unencoded "#" or "@" in it is still the password (people
+    # write them so, and URL parsers end the user part at the last "@" before the host).
+    _Rule(
+        "url-password",
+        re.compile(r"://(?P<user>[^\s:/?#@\[\]\"'<>]*):(?P<secret>[^\s/?\"'<>]+)@(?=[A-Za-z0-9\[])"),
+        _accept_url_password,
+    ),
+    # A token as the user part (https://<token>@github.com/o/r, https://<token>:x-oauth-basic@...):
+    # long and random-looking.
+    _Rule(
+        "url-password",
+        re.compile(r"://(?P<secret>[A-Za-z0-9_-]{20,})(?::[^\s/?\"'<>]*)?@(?=[A-Za-z0-9\[])"),
+        _accept_random,
+    ),
+    # Passwords given to command-line tools: mysql -pPASSWORD or -p'PASS WORD' (no space), sshpass -p
+    # PASSWORD, curl -u (or -su, -U) user:PASSWORD, and a .netrc entry (machine HOST login USER password
+    # PASSWORD, on one line or several; without "login", "machine learning password policy" is prose).
     _Rule(
         "cli-password",
         re.compile(
-            r"(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s|;&]+)*?[ \t]+-p(?P<secret>[^\s'\"-][^\s'\"]*)"
+            r"(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s|;&]+)*?[ \t]+-p"
+            r"(?:(?P<secret>[^\s'\"-][^\s'\"]*)|(?P<quote>['\"])(?P<secret5>[^'\"\n]+)(?P=quote))"
             r"|sshpass[ \t]+-p[ \t]*['\"]?(?P<secret2>[^\s'\"]+)"
-            r"|(?:curl|wget)(?:[ \t]+[^\s|;&]+)*?[ \t]+(?:-u|--user)(?:[ \t]+|=)['\"]?[^\s:'\"]+"
-            r":(?P<secret3>[^\s'\"@]+)"
-            r"|machine[ \t]+\S+(?:[ \t]+login[ \t]+\S+)?[ \t]+password[ \t]+(?P<secret4>\S+)"
+            r"|(?:curl|wget)(?:[ \t]+[^\s|;&]+)*?[ \t]+(?:-[A-Za-z]*[uU]|--user|--proxy-user)(?:[ \t]+|=)['\"]?"
+            r"[^\s:'\"]+:(?P<secret3>[^\s'\"@]+)"
+            r"|(?:machine(?<![\w-]machine)[ \t\r\n]+\S+|default(?<![\w-]default))"
+            r"[ \t\r\n]+login[ \t\r\n]+\S+[ \t\r\n]+password[ \t\r\n]+(?P<secret4>\S+)"
         ),
         _accept_cli_password,
-        triggers=("mysql", "mariadb", "sshpass", "curl", "wget", "machine"),
+        triggers=("mysql", "mariadb", "sshpass", "curl", "wget", "login"),
     ),
     _Rule(
         "url-token",
@@ -293,6 +305,26 @@ _RULES: tuple[_Rule, ...] = (
         _accept_authorization,
         triggers=("authorization",),
         anchor="authorization",
+    ),
+    # GitHub's classic tokens are 40 lower-case hex digits, as git's commit ids are: only where a token
+    # is named right before it on its line ("my token is ...", gh auth login --with-token <<< ...), on the
+    # line after `gh auth token`, or piped into gh auth login (a subject line ending in "token" can come
+    # before a commit id). After the authorization rule, which names "Authorization: token ...".
+    _Rule(
+        "github-token",
+        re.compile(
+            r"token(?<![A-Za-z0-9]token)(?:[ \t]+(?:is[ \t]+)?|[ \t]*<<<[ \t]*|(?<=auth token)[ \t]*\r?\n)[\"']?"
+            r"(?P<secret>(?-i:[0-9a-f]{40}))(?![A-Za-z0-9_-])",
+            re.IGNORECASE,
+        ),
+        anchor="token",
+    ),
+    _Rule(
+        "github-token",
+        re.compile(
+            r"echo(?<![A-Za-z0-9_-]echo)[ \t]+[\"']?(?P<secret>[0-9a-f]{40})[\"']?[ \t]*\|[ \t]*gh[ \t]+auth[ \t]+login"
+        ),
+        triggers=("gh auth",),
     ),
 )
 
@@ -422,6 +454,7 @@ KINDS: tuple[str, ...] = (
     "npm-token",
     "huggingface-token",
     "sendgrid-key",
+    "twilio-key",
     "url-password",
     "url-token",
     "cli-password",
@@ -438,7 +471,7 @@ _HINT_LITERALS = (
     *_SECRET_WORDS,
     "-----begin", "eyj", "sk-", "_live_", "_test_", "whsec_", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-", "xox", "xapp-", "aiza", "://", "sig=", "signature=",
-    "authorization", "npm_", "hf_", "sg.", "mysql", "mariadb", "sshpass", "curl", "wget", "machine",
+    "authorization", "npm_", "hf_", "sg.", "mysql", "mariadb", "sshpass", "curl", "wget", "login",
 )
 # fmt: on
 _HINT = re.compile("|".join(re.escape(literal) for literal in _HINT_LITERALS))
@@ -448,7 +481,8 @@ def _redact(text: str, counts: Counter[str]) -> str:
     if len(text) < _MIN_LENGTH:
         return text
     lowered = _lower(text)
-    if _HINT.search(lowered) is None:
+    # Twilio keys are the one kind found by a case-sensitive literal ("sk" is in too many words).
+    if _HINT.search(lowered) is None and "SK" not in text:
         return text
     source = text  # the text `lowered` was made from; rules return the same object when they change nothing
     # Stale after a replacement, but still right about which rules could match: marks add no secrets.

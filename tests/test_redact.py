@@ -32,6 +32,11 @@ def fake(n: int, alphabet: str = ALNUM) -> str:
             return value
 
 
+def _hex(n: int) -> str:
+    """n random lower-case hex digits holding a digit and a letter, as GitHub's classic tokens do."""
+    return fake(n, "0123456789abcdef")
+
+
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -121,6 +126,18 @@ def _secrets() -> list[Secret]:
     add("cli-password", "sshpass -p '{s}' ssh deploy@web1", fake(12))
     add("cli-password", "curl -sS -u deploy:{s} https://ci.example.com/api", fake(16))
     add("cli-password", "cat ~/.netrc\nmachine api.example.com login ann password {s}\n", fake(12))
+    add("cli-password", "mysql -u root -p'{s}' app", fake(10) + " " + fake(6))
+    add("cli-password", 'mariadb -h db -p"{s}" -e "select 1"', fake(14))
+    add("cli-password", "curl -fsSu deploy:{s} https://ci.example.com/api", fake(16))
+    add("cli-password", "cat ~/.netrc\nmachine api.example.com\n  login ann\n  password {s}\n", fake(12))
+    add("cli-password", "default login anonymous password {s}", fake(12))
+    add("twilio-key", "twilio api:keys:create -> sid {s}", "SK" + _hex(32))
+    add("github-token", "my github token is {s}, use it", _hex(40))
+    add("github-token", "$ gh auth token\n{s}\n$ ", _hex(40))
+    add("github-token", "gh auth login --with-token <<< '{s}'", _hex(40))
+    add("github-token", "echo {s} | gh auth login --with-token", _hex(40))
+    add("url-password", "git remote add origin https://{s}:x-oauth-basic@github.com/o/r.git", _hex(40))
+    add("url-password", "mysql://app:{s}@db:3306/app (an @ in it)", fake(8) + "@" + fake(8))
     add("url-token", "GET https://api.example.net/v2/items?access_token={s}&page=2", fake(32))
     add("url-token", "wget 'https://dl.example.org/f.tgz?user=ann&api_key={s}'", fake(28))
     add("authorization", "Authorization: Basic {s}", base64.b64encode(b"deploy:" + fake(16).encode()).decode())
@@ -194,6 +211,15 @@ def _lookalikes() -> list[str]:
         "mysql -u root -p app; mysql --port=3306 -P3306 -h db; sshpass -p $SSHPASS ssh x",
         "curl -u $USER:$TOKEN https://x; curl -sS https://x | jq; wget -q https://x/f.tgz",
         "npm_config_cache=/tmp/npm hf_hub_download() msg.send(); SG.rows",
+        # Git commit SHAs are 40 hex digits like GitHub's classic tokens: only a token's context counts.
+        f"git checkout {hashlib.sha1(b'five').hexdigest()}\ngit push origin {hashlib.sha1(b'six').hexdigest()}:main",
+        f"the tokenizer change landed in {hashlib.sha1(b'seven').hexdigest()} (token refresh: see below)",
+        f"https://github.com/o/r/commit/{hashlib.sha1(b'eight').hexdigest()}",
+        f"tokens {hashlib.sha1(b'nine').hexdigest()}",
+        f"git log --format=%s%n%H\nRotate the deploy token\n{hashlib.sha1(b'twelve').hexdigest()}",
+        f"DESK{hashlib.md5(b'ten').hexdigest()} SKIP SK-1234 SKU {hashlib.md5(b'eleven').hexdigest()}",
+        "The machine learning password policy is strict; machine-readable login password fields",
+        "mysql -p'$MYSQL_PWD' app; curl -fsSu $CI_USER:$CI_PASS https://x",
     ]
 
 
@@ -238,6 +264,14 @@ def test_redaction_is_idempotent() -> None:
     twice, counts = redact_text(once)
     assert twice == once
     assert not counts
+
+
+def test_url_password_is_redacted_whole_through_an_at_sign() -> None:
+    # The last "@" before the host ends the password, as URL parsers read it.
+    head, tail = fake(10), fake(12)
+    out, counts = redact_text(f"DATABASE_URL=postgres://app:{head}@{tail}@db.internal:5432/app")
+    assert out == "DATABASE_URL=postgres://app:[REDACTED:url-password]@db.internal:5432/app"
+    assert counts == Counter({"url-password": 1})
 
 
 def test_offsets_survive_characters_that_grow_when_lowercased() -> None:
