@@ -109,6 +109,11 @@ _CONTROLS = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n
 _CONTROLS.update({0x7F: 0x2421, **{code: 0xFFFD for code in range(0x80, 0xA0)}})
 
 
+# JSON escapes only C0 controls; DEL and C1 (U+009B is a one-character CSI) get the same escape, which
+# keeps the value and, as raw controls can only be inside strings, the JSON valid.
+_JSON_CONTROLS = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+
+
 def _visible(text: str) -> str:
     return text.translate(_CONTROLS)
 
@@ -129,9 +134,10 @@ def _json_text(value: Any) -> str:
     import orjson
 
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
-        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return text.translate(_JSON_CONTROLS)
 
 
 def _pi_only(path: Path, command: str) -> None:
@@ -158,8 +164,6 @@ def list_command(
     odek_dir: OdekDirOption = None,
 ) -> None:
     """List sessions, newest first."""
-    import orjson
-
     from sitegen.odek.listing import odek_session_infos
     from sitegen.session.discover import list_all, list_sessions
 
@@ -168,8 +172,7 @@ def list_command(
     if all_projects:
         infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: (-i.modified, str(i.path)))
     if as_json:
-        rows = [_printable(i.to_json()) for i in infos]
-        sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(_json_text([_printable(i.to_json()) for i in infos]) + "\n")
         return
     if not infos:
         typer.echo("No sessions found." + ("" if all_projects else " Try --all."))

@@ -175,6 +175,23 @@ def test_terminal_control_sequences_from_a_session_are_shown_not_obeyed(isolated
     assert "hello ␛]52" in outputs[2]
 
 
+def test_json_output_escapes_the_controls_json_allows_raw(isolated_home: Path) -> None:
+    # JSON escapes C0 controls but lets DEL and the C1 controls through raw; U+009B is a one-character
+    # CSI that terminals obey. Escaped, they print as text and load back as the same value.
+    hostile = "go \x9b2J\x9b31m red \x7f \x85 \x1b]0;owned\x07 ZZ_JSON_ZZ"
+    b = SessionBuilder(session_id="ctl-2", cwd="/work/y")
+    b.user("u1", hostile)
+    b.assistant("a1", [text("ok")])
+    path = b.write(isolated_home / ".pi" / "agent" / "sessions" / "--work-y--" / "2026-01-01T00-00-00-000Z_ctl-2.jsonl")
+    (code, context, _), (code2, listing, _) = invoke("context", path, "--json"), invoke("ls", "--all", "--json")
+    assert code == code2 == 0
+    for out in (context, listing):
+        assert not any(c in out for c in "\x1b\x07\x7f\x85\x9b"), repr(out)
+        assert "\\u009b2J" in out and "\\u007f" in out
+    assert orjson.loads(context)["messages"][0]["content"][0]["text"] == hostile
+    assert orjson.loads(listing)[0]["firstMessage"] == hostile
+
+
 def test_dump_of_empty_session(tmp_path: Path) -> None:
     path = SessionBuilder().write(tmp_path / "empty.jsonl")
     code, out, _ = invoke("dump", path)
