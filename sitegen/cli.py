@@ -42,7 +42,7 @@ SessionArgument = Annotated[
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(message, err=True)
+    typer.echo(_visible(message), err=True)  # messages can quote a session's names and paths
     return typer.Exit(code)
 
 
@@ -526,10 +526,12 @@ class _WarningSummary(logging.Handler):
         self.repeats: dict[str, list[str]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
+        # A warning can quote the session (an entry id, a path), so its controls are shown, not obeyed.
+        message = _visible(record.getMessage())
         if record.name == "sitegen.blobs":
-            self.repeats.setdefault("missing or unreadable image blobs", []).append(record.getMessage())
+            self.repeats.setdefault("missing or unreadable image blobs", []).append(message)
             return
-        typer.echo(f"warning: {record.getMessage()}", err=True)
+        typer.echo(f"warning: {message}", err=True)
 
     def summary(self) -> None:
         for kind, messages in self.repeats.items():

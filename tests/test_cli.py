@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -173,6 +175,30 @@ def test_terminal_control_sequences_from_a_session_are_shown_not_obeyed(isolated
     assert "␛]52;c;ZWNobyBwd25lZA==␇" in outputs[0] and "␍ over" in outputs[0]
     assert "rule␛]52" in outputs[1]
     assert "hello ␛]52" in outputs[2]
+
+
+def test_warnings_show_control_characters_from_a_session(tmp_path: Path) -> None:
+    # A missing image blob is warned about by its entry's id, which the session chose.
+    b = SessionBuilder(session_id="ctl-3")
+    image = {"type": "image", "mimeType": "image/png", "data": "blob:sha256:" + "ab" * 32}
+    b.message("u1\x1b]0;owned\x07\x9b2J", "user", [text("see ZZ_WARN_ZZ"), image])
+    path = b.write(tmp_path / "ctl-3.jsonl")
+    for command in ("dump", "context"):
+        done = subprocess.run(
+            [sys.executable, "-m", "sitegen.cli", command, str(path)], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert "missing blob" in done.stderr and "(entry u1␛]0;owned␇\ufffd2J)" in done.stderr
+        assert not any(c in done.stderr for c in "\x1b\x07\x9b")
+
+
+def test_error_lines_show_control_characters(tmp_path: Path) -> None:
+    # The error lists the artifacts folder's outputs, whose names the agent chose.
+    path = SessionBuilder(session_id="ctl-4").write(tmp_path / "ctl-4.jsonl")
+    (tmp_path / "ctl-4").mkdir()
+    (tmp_path / "ctl-4" / "Scout\x1b]0;owned\x07.md").write_text("ZZ_OUT_ZZ")
+    code, _, err = invoke("resolve", "agent://Nope", "--session", path)
+    assert code == 1 and err == "Not found: Nope. Available: Scout␛]0;owned␇\n"
 
 
 def test_json_output_escapes_the_controls_json_allows_raw(isolated_home: Path) -> None:
