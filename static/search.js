@@ -15,7 +15,8 @@
   // Must match sitegen/site/search.py: tokens, shard buckets, weights.
   var RUN = /[\p{L}\p{N}]+/gu;
   var MAX_TOKEN = 32;
-  // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole).
+  // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole);
+  // the index also holds each character alone, so a one-character word is found.
   var CJK_CHARACTERS =
     "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
   var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
@@ -73,6 +74,7 @@
     },
     // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
     tokens: tokens,
+    indexTerms: indexTerms,
     bucket: bucket
   };
 
@@ -114,7 +116,7 @@
         page: row[2],
         chunks: row[3],
         context: row[4] || "",
-        titleTerms: tokens(row[0])
+        titleTerms: indexTerms(row[0])
       };
     });
     var segments = data.segments.map(function (row) {
@@ -125,8 +127,9 @@
 
   // ---- Tokens and shards ----
 
-  // The terms of one run of letters and digits, with their code unit offsets in it.
-  function runTerms(run, offset, out) {
+  // The terms of one run of letters and digits, with their code unit offsets in it; with `singles`,
+  // each character of a CJK run also alone, as the indexer does (after the pair starting there).
+  function runTerms(run, offset, out, singles) {
     if (!CJK.test(run)) {
       var length = Array.from(run).length;
       if (length >= 2 && length <= MAX_TOKEN) {
@@ -145,9 +148,14 @@
         out.push({ text: piece, start: at, end: at + piece.length });
       } else {
         var start = at;
-        for (var i = 0; i + 1 < chars.length; i++) {
-          var pair = chars[i] + chars[i + 1];
-          out.push({ text: pair, start: start, end: start + pair.length });
+        for (var i = 0; i < chars.length; i++) {
+          if (i + 1 < chars.length) {
+            var pair = chars[i] + chars[i + 1];
+            out.push({ text: pair, start: start, end: start + pair.length });
+          }
+          if (singles) {
+            out.push({ text: chars[i], start: start, end: start + chars[i].length });
+          }
           start += chars[i].length;
         }
       }
@@ -156,19 +164,27 @@
   }
 
   // Terms of a text with their places; `lower` says whether to lowercase first (as the indexer does).
-  function terms(text, lower) {
+  function terms(text, lower, singles) {
     var source = lower ? String(text).toLowerCase() : String(text);
     var out = [];
     var found;
     RUN.lastIndex = 0;
     while ((found = RUN.exec(source)) !== null) {
-      runTerms(lower ? found[0] : found[0].toLowerCase(), found.index, out);
+      runTerms(lower ? found[0] : found[0].toLowerCase(), found.index, out, singles);
     }
     return out;
   }
 
+  // How a query is split (sitegen/site/search.py tokenize).
   function tokens(text) {
-    return terms(text, true).map(function (term) {
+    return terms(text, true, false).map(function (term) {
+      return term.text;
+    });
+  }
+
+  // What an entry or a title is indexed by (sitegen/site/search.py _indexed_terms).
+  function indexTerms(text) {
+    return terms(text, true, true).map(function (term) {
       return term.text;
     });
   }
@@ -182,7 +198,8 @@
   function parseQuery(query) {
     var words = tokens(query);
     var prefix = null;
-    if (words.length && TRAILING_WORD.test(query)) {
+    // The word being typed is a prefix; CJK terms are whole (one character, or a pair of the two typed last).
+    if (words.length && TRAILING_WORD.test(query) && !CJK.test(words[words.length - 1])) {
       prefix = words.pop();
     }
     var terms = [];
@@ -436,7 +453,7 @@
     var isMatch = matcher(words);
     var matches = [];
     // Places in the text as written: each run is lowercased on its own (lengths may differ otherwise).
-    terms(text, false).forEach(function (term) {
+    terms(text, false, true).forEach(function (term) {
       if (isMatch(term.text)) {
         matches.push({ start: term.start, end: term.end, word: term.text });
       }

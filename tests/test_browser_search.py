@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import random
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +15,7 @@ from browser import chromium
 from sessions import SessionBuilder, text, tool_call
 from site_helpers import build
 
+from sitegen.site import search
 from sitegen.site.search import shard_bucket, tokenize
 
 if TYPE_CHECKING:
@@ -187,6 +189,10 @@ def test_every_word_is_found_and_chinese_words_inside_sentences(browser: Browser
     assert chinese[0]["marks"] == "登录 错误"
     assert [item["href"].rsplit("#", 1)[1] for item in results(page, "修复")] == ["entry-deep-u1"]
     assert not results(page, "登错")  # pairs, not any two characters of the sentence
+    # A one-character word inside a sentence (here the last of its run) is found and marked alone.
+    single = results(page, "误")
+    assert [item["href"].rsplit("#", 1)[1] for item in single] == ["entry-deep-u1"]
+    assert single[0]["marks"] == "误"
     scouted = results(page, "zzscouted")
     assert [item["href"].rsplit("/", 2)[1:] for item in scouted] == [["deep", "Scout.html#entry-scout-u1"]]
     assert scouted[0]["title"] == "Scout"
@@ -235,9 +241,16 @@ def test_browser_splits_words_like_the_indexer(browser: Browser, site: Path) -> 
         "İstanbul straße ΣΊΣΥΦΟΣ 𝒳ylophone x٣٤ ½",
         "修复登录错误 锁 v2版本 テスト 𠀀𠀁x 한국어입니다",
     ]
+    # And random text mixing scripts, separators and CJK runs, both as a query and as indexed text.
+    pick = random.Random(4)
+    alphabet = "ab Z09_-.\n…—\u0307éßÜİΣς中文锁テス한\U00020000x٣½"
+    samples += ["".join(pick.choice(alphabet) for _ in range(pick.randrange(40))) for _ in range(300)]
     assert page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.tokens(x))", samples) == [
         tokenize(sample) for sample in samples
     ]
+    # The same terms; search.js lists each character after its pair, to mark matches in text order.
+    indexed = page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.indexTerms(x))", samples)
+    assert [sorted(terms) for terms in indexed] == [sorted(search._indexed_terms(sample)) for sample in samples]
     terms = ["zz", "中文", "𝒳y", "é", "ab12"]
     js = page.evaluate("(ts) => ts.map((t) => window.sitegenSearch.bucket(t, 64))", terms)
     assert js == [shard_bucket(term, 64) for term in terms]

@@ -17,6 +17,7 @@ from site_helpers import build, crawl, make_session, page_text
 from typer.testing import CliRunner
 
 from sitegen.cli import app
+from sitegen.site import search
 from sitegen.site.manifest import MANIFEST_PATH
 
 
@@ -452,6 +453,24 @@ def test_subagent_pages_are_searchable_documents_kept_across_rebuilds(tmp_path: 
     build(site, agent)
     index, found = indexed()
     assert not found and '"Scout"' not in index
+
+
+def test_subagent_search_entries_of_an_older_release_are_extracted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = tmp_path / "agent"
+    path, _ = _parent_with_scout(agent, 6, "zzsidecarword here")
+    site = tmp_path / "site"
+    with monkeypatch.context() as older:
+        older.setattr(search, "CACHE_FORMAT", search.CACHE_FORMAT - 1)
+        build(site, agent)
+    # The parent grows, so its segment is merged again from the caches; the subagent did not change,
+    # but its cache is of the older layout, so its entries are stored again (once).
+    _append_user_line(path, "late0006", "r1")
+    build(site, agent)
+    shards = "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
+    assert '"zzsidecarword":' in shards
+    assert build(site, agent).rendered == []
 
 
 def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:

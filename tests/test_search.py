@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -220,10 +221,18 @@ def test_tokens_are_lowercased_words_of_two_to_32_letters_or_digits() -> None:
         assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))
 
 
+def test_cjk_text_is_indexed_by_its_pairs_and_each_character_alone() -> None:
+    # A query is split into pairs (tokenize); the index also holds every character, for one-character words.
+    assert search._indexed_terms("修复锁 v2版本") == ["修复", "复锁", "修", "复", "锁", "v2", "版本", "版", "本"]
+    assert search._indexed_terms("锁 テスト") == ["锁", "テス", "スト", "テ", "ス", "ト"]
+    assert search._indexed_terms("Fix foo_bar 中") == tokenize("Fix foo_bar 中")
+
+
 # ASCII letters, digits and separators; non-ASCII characters that only separate words (the snippets'
 # ellipsis, dashes, check marks, box drawing, a combining dot) and ones that are letters (including
 # the Kelvin sign and dotted capital I, whose lowercase forms are ASCII or longer).
-_TEXT = "ab z09_-.\n…—✓│\u0307éßÜ中\u212a\u0130"
+# Chinese, kana, Hangul and a CJK character outside the BMP, which are indexed by pairs and alone.
+_TEXT = "ab z09_-.\n…—✓│\u0307éßÜ中文锁テス한\U00020000\u212a\u0130"
 
 
 @settings(max_examples=300, deadline=None)
@@ -231,8 +240,12 @@ _TEXT = "ab z09_-.\n…—✓│\u0307éßÜ中\u212a\u0130"
 @example("done … ✓ ok—fine →next a—b │x│")
 @example("a" * 33 + "…ok " + "b" * 32 + "—c")
 @example("naïve—café … \ud800 lone")
+@example("修复登录错误 锁 v2版本")
 def test_counted_terms_are_exactly_the_tokens(sample: str) -> None:
-    assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))
+    # The index holds the query terms, and every character of a CJK run long enough to be cut into pairs.
+    runs = re.findall(f"[{search._CJK_CHARACTERS}]{{2,}}", sample.lower())
+    assert sorted(search._indexed_terms(sample)) == sorted(tokenize(sample) + [char for run in runs for char in run])
+    assert sorted(search._term_counts(sample).elements()) == sorted(search._indexed_terms(sample))
 
 
 # ---- index content and weights --------------------------------------------------------------------

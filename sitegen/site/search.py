@@ -45,8 +45,8 @@ CACHE_DIR = ".sitegen/search"
 # Bump when the index layout changes: every segment is then rewritten from the caches.
 FORMAT = 1
 # Bump when the per-session cache changes: sessions with an older cache are then extracted again.
-# 3: every word of an entry indexed, CJK text as character pairs.
-CACHE_FORMAT = 3
+# 3: every word of an entry indexed, CJK text as character pairs. 4: and CJK characters alone.
+CACHE_FORMAT = 4
 # Characters of snippet text kept per entry kind (after collapsing whitespace). The index stores this
 # text to show with results, so it is capped: what people wrote is kept longest; tool output keeps its
 # start and its end (where errors and summaries are). Every word is indexed, cut or not.
@@ -79,7 +79,8 @@ WEIGHT_SCALE = 7.0
 
 # A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long;
 # except that Chinese, Japanese and Korean text, written without spaces, is cut into overlapping
-# pairs of characters (a lone one stays whole), so a word inside a sentence can be found.
+# pairs of characters (a lone one stays whole), so a word inside a sentence can be found; entries are
+# also indexed by each such character alone, for one-character words.
 _RUN = re.compile(r"[^\W_]+")
 _CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
 _CJK = re.compile(f"[{_CJK_CHARACTERS}]")
@@ -234,8 +235,9 @@ def extract_search_entries(transcript: Transcript) -> list[SearchEntry]:
     return entries
 
 
-def _run_terms(run: str) -> Iterator[str]:
-    """The terms of one run of letters and digits (already lowercased)."""
+def _run_terms(run: str, singles: bool) -> Iterator[str]:
+    """The terms of one run of letters and digits (already lowercased); with singles, each character
+    of a CJK run also alone."""
     if not _CJK.search(run):
         if 2 <= len(run) <= MAX_TOKEN:
             yield run
@@ -246,31 +248,39 @@ def _run_terms(run: str) -> Iterator[str]:
                 yield piece
             else:
                 yield from (piece[start : start + 2] for start in range(len(piece) - 1))
+                if singles:
+                    yield from piece
         elif 2 <= len(piece) <= MAX_TOKEN:
             yield piece
 
 
-def _lowered_terms(lowered: str) -> list[str]:
-    return [term for run in _RUN.findall(lowered) for term in _run_terms(run)]
+def _lowered_terms(lowered: str, singles: bool = False) -> list[str]:
+    return [term for run in _RUN.findall(lowered) for term in _run_terms(run, singles)]
 
 
 def tokenize(text: str) -> list[str]:
     """Lowercased runs of 2 to MAX_TOKEN letters and digits, longer runs (hashes, base64) dropped;
-    CJK text as overlapping character pairs.
+    CJK text as overlapping character pairs (a lone character whole).
 
-    static/search.js splits queries and titles the same way."""
+    This is how a query is split: static/search.js splits queries and titles the same way."""
     return _lowered_terms(text.lower())
 
 
+def _indexed_terms(text: str) -> list[str]:
+    """What an entry is indexed by: tokenize(text), and each character of a CJK run alone too, so a
+    one-character word (锁, 写) is found inside a sentence; a longer query is looked up by its pairs."""
+    return _lowered_terms(text.lower(), singles=True)
+
+
 def _term_counts(text: str) -> Counter[str]:
-    """tokenize(text), counted; text without non-ASCII letters takes a faster path (most of the indexing time)."""
+    """_indexed_terms(text), counted; text without non-ASCII letters takes a faster path (most of the indexing time)."""
     text = text.lower()
     if not text.isascii():
         for char in set(_NON_ASCII.findall(text)):
             if not char.isalnum():
                 text = text.replace(char, " ")
         if not text.isascii():
-            return Counter(_lowered_terms(text))
+            return Counter(_lowered_terms(text, singles=True))
     counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
     for token in counts.keys() & _ONE_CHARACTER:
         del counts[token]
@@ -366,7 +376,9 @@ def _chunks(site_dir: Path, entries: Sequence[SearchEntry]) -> list[list[Any]]:
 
 
 def _cache_path(site_dir: Path, key: str) -> Path:
-    return site_dir / CACHE_DIR / f"{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}.json"
+    # The layout is in the name, so has_search_entries counts a cache of an older layout as missing.
+    name = hashlib.blake2b(f"{CACHE_FORMAT}:{key}".encode(), digest_size=10).hexdigest()
+    return site_dir / CACHE_DIR / f"{name}.json"
 
 
 def has_search_entries(site_dir: Path, key: str) -> bool:
