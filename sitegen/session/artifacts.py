@@ -72,12 +72,19 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a link loop: is_file() raises where Path.is_file() says False
+        return False
+
+
 def list_artifacts(directory: str | os.PathLike[str]) -> list[Artifact]:
     """The tool output logs in an artifacts folder, by numeric id; empty when the folder is missing."""
     found: list[Artifact] = []
     for entry in _entries(Path(directory)):
         match = _ARTIFACT_NAME.fullmatch(entry.name)
-        if match is None or not entry.is_file():
+        if match is None or not _is_file(entry):
             continue
         try:
             size = entry.stat().st_size
@@ -108,7 +115,7 @@ def _walk(
     entries = _entries(folder)
     folders = {e.name: e for e in entries if e.is_dir(follow_symlinks=False)}
     for entry in entries:
-        if not entry.name.endswith(".jsonl") or not entry.is_file():
+        if not entry.name.endswith(".jsonl") or not _is_file(entry):
             continue
         path = Path(entry.path)
         if read_header(path) is None:

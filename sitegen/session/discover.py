@@ -147,18 +147,33 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def session_files(dirs: Sequence[Path], flat_dirs: Sequence[Path]) -> list[tuple[Path, Path | None]]:
-    """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders."""
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a link loop: is_dir() raises where Path.is_dir() says False
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a link loop, or a file the user may not stat
+        return False
+
+
+def session_files(
+    dirs: Sequence[Path], flat_dirs: Sequence[Path], *, non_files: bool = False
+) -> list[tuple[Path, Path | None]]:
+    """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders;
+    non_files adds what is named so but is no file to read (the site lists those as problems)."""
     seen: set[str] = set()
     found: list[tuple[Path, Path | None]] = []
 
     def add(entry: os.DirEntry[str], agent_dir: Path | None) -> None:
         if not entry.name.endswith(".jsonl"):
             return
-        try:
-            if not entry.is_file():  # a folder, a FIFO (reading it would hang), a dangling link
-                return
-        except OSError:  # a link loop, a file the user may not stat
+        # A folder, a FIFO (reading it would hang), a dangling link or a link loop.
+        if not non_files and not _is_file(entry):
             return
         key = os.path.realpath(entry.path)
         if key not in seen:
@@ -167,7 +182,7 @@ def session_files(dirs: Sequence[Path], flat_dirs: Sequence[Path]) -> list[tuple
 
     for agent_dir in dirs:
         for project in _scan(agent_dir / "sessions"):
-            if project.is_dir():
+            if _is_dir(project):
                 for entry in _scan(Path(project.path)):
                     add(entry, agent_dir)
     for flat in flat_dirs:

@@ -208,13 +208,20 @@ class FileSessionStorage:
         """Files directly in a folder whose names end with suffix, sorted; none for a missing folder."""
         try:
             with os.scandir(folder) as listing:
-                names = [e.name for e in listing if e.is_file() and e.name.endswith(suffix)]
+                names = [e.name for e in listing if e.name.endswith(suffix) and _is_file(e)]
         except (FileNotFoundError, NotADirectoryError):
             return []
         return [Path(folder) / name for name in sorted(names)]
 
     def open_writer(self, path: StrPath) -> SessionStorageWriter:
         return _FileWriter(Path(path))
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a link loop: is_file() raises where Path.is_file() says False
+        return False
 
 
 def _key(path: StrPath) -> str:

@@ -182,6 +182,14 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | 
     return outcomes
 
 
+def _hash(path: Path) -> tuple[str | None, str | None]:
+    """The file's content hash, or None and why it cannot be read (it is then that session's problem)."""
+    try:
+        return content_hash(path), None
+    except OSError as error:
+        return None, f"Cannot read it: {error.strerror or error}"
+
+
 def _size(path: str) -> int:
     try:
         return os.path.getsize(path)
@@ -274,26 +282,32 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
             continue
         path = str(source.path)
         old = previous.get(path)
+        digest, problem = None, source.problem
         if old is not None and not full:
             if old.fingerprint == stamp.to_json():
                 current[path] = old
                 continue
-            digest = content_hash(source.path)
-            if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2]:
-                old.fingerprint = stamp.to_json()  # touched, not changed
-                current[path] = old
-                continue
-        else:
-            digest = None
-        if old is not None and old.page:
-            key, slug, page = old.key, old.project_slug, old.page  # a page keeps its address
-        else:
+            if problem is None:
+                digest, problem = _hash(source.path)
+                if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2]:
+                    old.fingerprint = stamp.to_json()  # touched, not changed
+                    current[path] = old
+                    continue
+        planned = None
+        if problem is None and old is not None and old.page:
+            planned = old.key, old.project_slug, old.page  # a page keeps its address
+        elif problem is None:
             planned = _plan_key(source, taken)
             if planned is None:
-                digest = digest or content_hash(source.path)
-                current[path] = ManifestEntry(stamp.to_json(), digest, "", "", "", problem="Not a session file")
-                continue
-            key, slug, page = planned
+                if digest is None:
+                    digest, problem = _hash(source.path)
+                problem = problem or "Not a session file"
+        if planned is None:
+            # Listed on the problems page as a broken session is; a page it had keeps its address.
+            kept = (old.key, old.project_slug, old.page) if old is not None else ("", "", "")
+            current[path] = ManifestEntry(stamp.to_json(), digest or "", *kept, problem=problem)
+            continue
+        key, slug, page = planned
         taken.add(key)
         pending[path] = (stamp.to_json(), digest)
         jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -21,6 +22,7 @@ __all__ = [
     "find_sources",
     "fingerprint",
     "is_utf8_path",
+    "not_a_file",
     "project_slug",
     "safe_key",
 ]
@@ -32,6 +34,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 class Source:
     path: Path
     family: str  # "pi" or "odek"
+    # Why a path named like a session is no file to read (a folder, a pipe, a link loop); None for a file.
+    problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +50,22 @@ class Fingerprint:
         return [self.size, self.mtime_ns, self.extra_mtime_ns]
 
 
-def _regular(path: Path) -> bool:
-    """A regular file (or a link to one): never a FIFO, whose read would wait for a writer forever."""
+def not_a_file(path: Path) -> str | None:
+    """Why a path named like a session is no file to read, None for a regular file (or a link to one):
+    a FIFO would wait for a writer forever, so it is never opened."""
     try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return False
+        mode = path.stat().st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "Cannot read it: a link loop"
+        if error.errno == errno.ENOENT and path.is_symlink():
+            return "Cannot read it: a link to a file that does not exist"
+        return f"Cannot read it: {error.strerror or error}"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "Not a session file: a folder"
+    return "Not a session file: a pipe" if stat.S_ISFIFO(mode) else "Not a session file: not a regular file"
 
 
 def _mtime(path: Path) -> int:
@@ -63,9 +77,12 @@ def _mtime(path: Path) -> int:
 
 def fingerprint(source: Source) -> Fingerprint | None:
     try:
-        stat = source.path.stat()
+        # What is no file is watched as the name itself (a link loop has nothing else).
+        stat = source.path.lstat() if source.problem else source.path.stat()
     except OSError:
         return None
+    if source.problem:
+        return Fingerprint(stat.st_size, stat.st_mtime_ns, 0)
     if source.family == "odek":
         extra = _mtime(source.path.parent / "audit" / f"{source.path.stem}.json")
     else:
@@ -119,17 +136,17 @@ def is_utf8_path(path: Path) -> bool:
 
 
 def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = True) -> list[Source]:
-    """Every session file, pi family and odek, in a stable order (see is_utf8_path for the names the
-    site cannot hold)."""
+    """Every session file, pi family and odek, in a stable order, and what is named like one but is no
+    file to read, with its problem (see is_utf8_path for the names the site cannot hold)."""
     flat = env_session_dirs() if use_env else []
-    found = [Source(path, "pi") for path, _ in session_files(pi_dirs, flat)]
+    found = [Source(path, "pi", not_a_file(path)) for path, _ in session_files(pi_dirs, flat, non_files=True)]
     for store in odek_dirs:
         try:
             names = sorted(os.listdir(store))
         except OSError:
             continue
         listed = (store / name for name in names if is_session_filename(name))
-        found.extend(Source(path, "odek") for path in listed if _regular(path))
+        found.extend(Source(path, "odek", not_a_file(path)) for path in listed)
     return sorted(found, key=lambda s: str(s.path))
 
 

@@ -217,10 +217,11 @@ def render_job(job: RenderJob) -> RenderOutcome:
         fragments.save(fragments_path(Path(job.site_dir), job.key))
     except SitegenError as error:
         outcome.problem = str(error)
+    # The problems page and the build's report put the file's path before each message.
     except (OSError, ValueError, RecursionError, MemoryError) as error:
-        outcome.problem = f"{job.source}: {type(error).__name__}: {error}"
+        outcome.problem = f"{type(error).__name__}: {error}"
     except Exception as error:
         # A bug met by one session must not stop the build: it goes on the problems page.
         log.debug("rendering %s failed", job.source, exc_info=True)
-        outcome.problem = f"{job.source}: sitegen could not render it ({type(error).__name__}: {error})"
+        outcome.problem = f"sitegen could not render it ({type(error).__name__}: {error})"
     return outcome

@@ -1,0 +1,121 @@
+"""Odd things named like sessions (link loops, unreadable files, pipes): a problem each, never the end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sessions import SessionBuilder, text
+from site_helpers import make_session, page_text
+
+# Reading /proc/self/mem at offset 0 fails with EIO even for root: a file that stats as regular
+# but cannot be read, where chmod 000 would not stop root.
+UNREADABLE = Path("/proc/self/mem")
+
+
+def _sitegen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI in its own process, with a time limit, with HOME inside the test's folder."""
+    command = [sys.executable, "-m", "sitegen.cli", *args]
+    environment = {**os.environ, "HOME": str(cwd / "home")}
+    environment.pop("PI_CODING_AGENT_DIR", None)
+    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    environment.update(env or {})
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, check=False, env=environment)
+
+
+def test_a_project_folder_that_is_a_link_loop_stops_no_command(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    make_session(agent, "/work/loopy", "good-1", "ZZ_GOOD_ZZ")
+    (agent / "sessions" / "--work-loop--").symlink_to("--work-loop--")
+    env = {"PI_CODING_AGENT_DIR": str(agent)}
+    built = _sitegen("build", "--agent-dir", str(agent), "--out", "site", cwd=tmp_path, env=env)
+    assert built.returncode == 0, built.stderr
+    assert "1 sessions, 1 rendered" in built.stdout
+    listed = _sitegen("ls", "--all", cwd=tmp_path, env=env)
+    assert listed.returncode == 0 and "ZZ_GOOD_ZZ" in listed.stdout, listed.stderr
+    exported = _sitegen("export", "good-1", "good.html", cwd=tmp_path, env=env)
+    assert exported.returncode == 0 and "ZZ_GOOD_ZZ" in (tmp_path / "good.html").read_text(), exported.stderr
+
+
+def test_link_loops_folders_and_pipes_named_like_sessions_are_problems(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    folder = make_session(agent, "/work/odd", "good-1", "ZZ_GOOD_ZZ").parent
+    (folder / "loop.jsonl").symlink_to("loop.jsonl")
+    (folder / "dir.jsonl").mkdir()
+    os.mkfifo(folder / "pipe.jsonl")
+    store = tmp_path / "odek"
+    store.mkdir()
+    os.mkfifo(store / "20260601-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.json")
+    args = ("build", "--agent-dir", str(agent), "--odek-dir", str(store), "--out", "site")
+    done = _sitegen(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 rendered" in done.stdout and "4 problems" in done.stdout
+    problems = page_text(tmp_path / "site" / "problems.html")
+    for name in ("loop.jsonl", "dir.jsonl", "pipe.jsonl", "aaaaaaaa.json"):
+        assert name in problems
+    assert "a link loop" in problems and "a folder" in problems and "a pipe" in problems
+    # Unchanged, they stay problems without a render; --strict fails on them.
+    again = _sitegen(*args, "--strict", cwd=tmp_path)
+    assert again.returncode == 1 and again.stderr.count("problem:") == 4
+    # A loop mended into a session is rendered.
+    (folder / "loop.jsonl").unlink()
+    SessionBuilder(session_id="mended-1", cwd="/work/odd").write(folder / "loop.jsonl")
+    mended = _sitegen(*args, cwd=tmp_path)
+    assert mended.returncode == 0 and "1 rendered" in mended.stdout and "3 problems" in mended.stdout
+
+
+@pytest.mark.skipif(not UNREADABLE.exists(), reason="needs Linux /proc")
+def test_a_session_file_that_cannot_be_read_is_a_problem(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    folder = make_session(agent, "/work/odd", "good-1", "ZZ_GOOD_ZZ").parent
+    unreadable = folder / "2026-01-02T00-00-00-000Z_unreadable.jsonl"
+    unreadable.symlink_to(UNREADABLE)
+    args = ("build", "--agent-dir", str(agent), "--out", "site")
+    done = _sitegen(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 rendered" in done.stdout and "1 problems" in done.stdout
+    assert "_unreadable.jsonl" in page_text(tmp_path / "site" / "problems.html")
+    # A session read by the last build that cannot be read now (both links name one file: one source).
+    unreadable.unlink()
+    session = next(folder.glob("*good-1.jsonl"))
+    session.rename(tmp_path / "good.jsonl")
+    session.symlink_to(UNREADABLE)
+    again = _sitegen(*args, cwd=tmp_path)
+    assert again.returncode == 0 and "1 problems" in again.stdout, again.stderr
+    assert f"problem: {session}: Cannot read it: " in again.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_session_file_without_read_permission_is_a_problem(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    folder = make_session(agent, "/work/odd", "good-1", "ZZ_GOOD_ZZ").parent
+    locked = make_session(agent, "/work/odd", "locked-1", "ZZ_LOCKED_ZZ")
+    locked.chmod(0)
+    try:
+        done = _sitegen("build", "--agent-dir", str(agent), "--out", "site", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "1 rendered" in done.stdout and "1 problems" in done.stdout
+        listed = _sitegen("ls", "--all", cwd=tmp_path, env={"PI_CODING_AGENT_DIR": str(agent)})
+        assert listed.returncode == 0 and "ZZ_GOOD_ZZ" in listed.stdout
+    finally:
+        locked.chmod(0o644)
+    assert folder.is_dir()
+
+
+def test_a_link_loop_in_the_artifacts_folder_leaves_the_page(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="loops-1", cwd="/work/odd")
+    b.user("u1", "go ZZ_LOOPS_ZZ")
+    b.assistant("a1", [text("see artifact://0 and agent://Scout")])
+    folder = tmp_path / "agent" / "sessions" / "--work-odd--"
+    session = b.write(folder / "loops.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    for name in ("0.bash.log", "Scout.jsonl", "Scout.md", "Nested"):
+        (artifacts / name).symlink_to(name)
+    done = _sitegen("build", "--agent-dir", str(tmp_path / "agent"), "--out", "site", cwd=tmp_path)
+    assert done.returncode == 0 and "1 rendered" in done.stdout and "0 problems" in done.stdout, done.stderr
+    exported = _sitegen("export", str(session), "page.html", cwd=tmp_path)
+    assert exported.returncode == 0 and "ZZ_LOOPS_ZZ" in (tmp_path / "page.html").read_text()
