@@ -139,3 +139,35 @@ def test_a_link_loop_in_the_artifacts_folder_leaves_the_page(tmp_path: Path) -> 
     assert done.returncode == 0 and "1 rendered" in done.stdout and "0 problems" in done.stdout, done.stderr
     exported = _sitegen("export", str(session), "page.html", cwd=tmp_path)
     assert exported.returncode == 0 and "ZZ_LOOPS_ZZ" in (tmp_path / "page.html").read_text()
+
+
+def test_lone_surrogate_escapes_in_odek_files_are_read_as_odek_reads_them(tmp_path: Path) -> None:
+    # Go's encoding/json reads "\ud83d" alone as U+FFFD; orjson refuses the whole file.
+    store = tmp_path / "odek"
+    session_id = "20260601-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    (store / "audit").mkdir(parents=True)
+    (store / f"{session_id}.json").write_text(
+        f'{{"id":"{session_id}","created_at":"2026-06-01T00:00:00Z","updated_at":"2026-06-01T00:00:00Z",'
+        '"model":"m","turns":1,"task":"ZZ_TASK_ZZ","messages":[{"role":"user","content":"go ZZ_USER_ZZ"},'
+        '{"role":"assistant","content":"half \\ud83d ZZ_HALF_ZZ"}]}'
+    )
+    (store / "audit" / f"{session_id}.json").write_text(
+        f'{{"session_id":"{session_id}","ingests":[],"turns":[{{"turn":1,"user_message":"cut \\udc00 ZZ_AUDIT_ZZ",'
+        '"tool_calls":[],"ingested_untrusted":false,"suspicious_divergence":false}]}'
+    )
+    done = _sitegen("export", str(store / f"{session_id}.json"), "page.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "page.html").read_bytes().decode("utf-8")
+    assert "half \ufffd ZZ_HALF_ZZ" in page and "cut \ufffd ZZ_AUDIT_ZZ" in page
+    built = _sitegen("build", "--odek-dir", str(store), "--out", "site", cwd=tmp_path)
+    assert built.returncode == 0 and "1 rendered" in built.stdout and "0 problems" in built.stdout, built.stderr
+
+
+def test_ls_reads_a_first_message_holding_a_lone_surrogate_escape(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    session = make_session(agent, "/work/odd", "half-1", "ZZ_WORDS_ZZ")
+    lines = session.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"ZZ_WORDS_ZZ", b"ZZ_HALF_ZZ \\ud83d")
+    session.write_bytes(b"\n".join(lines))
+    listed = _sitegen("ls", "--all", cwd=tmp_path, env={"PI_CODING_AGENT_DIR": str(agent)})
+    assert listed.returncode == 0 and "ZZ_HALF_ZZ \ufffd" in listed.stdout, listed.stderr

@@ -12,6 +12,7 @@ import orjson
 
 from sitegen.errors import SessionNotFound
 from sitegen.odek.store import read_bytes_capped, validate_session_id
+from sitegen.session.load import parse_json_leniently
 
 __all__ = ["RESOURCE_PATTERN", "load_audit_log", "novel_resources", "resources_in"]
 
@@ -92,7 +93,7 @@ def load_audit_log(store_dir: str | os.PathLike[str], session_id: str) -> dict[s
     try:
         whole = orjson.loads(data)
     except orjson.JSONDecodeError:
-        whole = None  # several JSON lines: the append-only form
+        whole = parse_json_leniently(data)  # None for several JSON lines: the append-only form
     if isinstance(whole, dict) and whole.get("type") not in ("ingest", "turn"):
         audit = _empty_log(session_id)
         audit.update(whole)
@@ -111,8 +112,10 @@ def _from_lines(data: bytes, path: Path, session_id: str) -> dict[str, Any]:
         try:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
-            skipped += 1
-            continue
+            record = parse_json_leniently(line)
+            if record is None:
+                skipped += 1
+                continue
         kind = record.get("type") if isinstance(record, dict) else None
         payload = record.get(kind) if isinstance(kind, str) else None
         if kind in ("ingest", "turn") and isinstance(payload, dict):

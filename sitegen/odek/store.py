@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
+from sitegen.session.load import parse_json_leniently
 
 __all__ = [
     "INDEX_FILE",
@@ -216,7 +217,11 @@ def read_json_capped(path: Path, what: str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as error:
-        raise NotASession(f"Cannot parse {what} {path}: {error}") from None
+        # odek's Go reader takes a lone surrogate escape or bytes that are not UTF-8; orjson does not.
+        lenient = parse_json_leniently(data)
+        if lenient is None:
+            raise NotASession(f"Cannot parse {what} {path}: {error}") from None
+        return lenient
 
 
 def load_odek_file(path: str | os.PathLike[str]) -> OdekSession:

@@ -14,7 +14,7 @@ import orjson
 
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
 from sitegen.session.entries import Header, message_text
-from sitegen.session.load import read_header
+from sitegen.session.load import parse_json_leniently, read_header
 from sitegen.session.session import session_title
 
 __all__ = [
@@ -199,7 +199,7 @@ def _parse(line: bytes) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        return parse_json_leniently(line)
 
 
 def _first_user_text(record: Any) -> str:

@@ -15,7 +15,7 @@ import orjson
 from sitegen.errors import NotASession, SessionNotFound
 from sitegen.session.entries import Entry, Header, is_header
 
-__all__ = ["HEADER_PREFIX_BYTES", "RawSession", "load_raw", "read_header"]
+__all__ = ["HEADER_PREFIX_BYTES", "RawSession", "load_raw", "parse_json_leniently", "read_header"]
 
 # The seed reads a 4096-byte prefix for metadata; the omp title slot (a padded line before the
 # header) pushes the header further down, so we read a little more.
@@ -47,14 +47,14 @@ def _parse(line: bytes) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return _parse_leniently(line)
+        return parse_json_leniently(line)
 
 
-def _parse_leniently(line: bytes) -> Any:
-    """A line orjson refuses but JSON readers in the agents' own language accept: a lone UTF-16
-    surrogate escape ("\\ud83d", half an emoji cut by a truncating tool) or bytes that are not UTF-8.
-    Such strings come back with U+FFFD in place of what cannot be encoded; None when not JSON."""
-    text = line.removeprefix(_BOM).decode("utf-8", "replace")
+def parse_json_leniently(data: bytes) -> Any:
+    """JSON orjson refuses but the agents' own readers (JSON.parse, Go's encoding/json) accept: a
+    lone UTF-16 surrogate escape ("\\ud83d", half an emoji cut by a truncating tool) or bytes that are
+    not UTF-8. Such strings come back with U+FFFD in place of what cannot be encoded; None when not JSON."""
+    text = data.removeprefix(_BOM).decode("utf-8", "replace")
     try:
         record = json.loads(text)
     except (ValueError, RecursionError):
@@ -124,7 +124,7 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
                 try:
                     record = loads(line)
                 except decode_error:
-                    record = _parse_leniently(line) if line.endswith(b"\n") else None
+                    record = parse_json_leniently(line) if line.endswith(b"\n") else None
                 if type(record) is dict:
                     append(record)
                     continue
