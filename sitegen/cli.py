@@ -128,15 +128,18 @@ def _printable(value: Any) -> Any:
 
 
 def _json_text(value: Any) -> str:
-    """Indented JSON; the standard library takes over for nesting deeper than orjson allows."""
+    """Indented JSON; the standard library takes over for nesting deeper than orjson allows, with what
+    is nested past the stack's reach shown as "…"."""
     import json
 
     import orjson
 
+    from sitegen.session.entries import clip_nesting
+
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        text = json.dumps(clip_nesting(value), indent=2, ensure_ascii=False, default=str)
     return text.translate(_JSON_CONTROLS)
 
 

@@ -1,4 +1,4 @@
-"""Odd things named like sessions (link loops, unreadable files, pipes): a problem each, never the end."""
+"""Odd input on disk (link loops, unreadable files, pipes, odd values): never a traceback, a hang or a stop."""
 
 from __future__ import annotations
 
@@ -171,3 +171,30 @@ def test_ls_reads_a_first_message_holding_a_lone_surrogate_escape(tmp_path: Path
     session.write_bytes(b"\n".join(lines))
     listed = _sitegen("ls", "--all", cwd=tmp_path, env={"PI_CODING_AGENT_DIR": str(agent)})
     assert listed.returncode == 0 and "ZZ_HALF_ZZ \ufffd" in listed.stdout, listed.stderr
+
+
+def test_context_json_of_values_nested_past_the_stack_is_clipped(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="deep-1")
+    b.user("u1", "go")
+    depth = 1020  # orjson reads up to 1024 levels; the stack runs out near 1000
+    b.message("u2", "user", [text("ZZ_DEEP_ZZ"), {"type": "text", "nested": [[1]]}])
+    session = b.write(tmp_path / "deep.jsonl")
+    lines = session.read_bytes().split(b"\n")
+    deep_list, deep_dict = b"[" * depth + b"]" * depth, b'{"a":' * depth + b"1" + b"}" * depth
+    lines[2] = lines[2].replace(b"[[1]]", deep_list).replace(b'"nested"', b'"more":' + deep_dict + b',"nested"')
+    session.write_bytes(b"\n".join(lines))
+    done = _sitegen("context", "--json", str(session), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "ZZ_DEEP_ZZ" in done.stdout and '"…"' in done.stdout
+
+
+def test_odek_dump_of_tool_calls_of_the_wrong_type(tmp_path: Path) -> None:
+    session_id = "20260601-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+    path = tmp_path / "odek" / f"{session_id}.json"
+    path.parent.mkdir()
+    path.write_text(
+        f'{{"id":"{session_id}","model":"m","task":"t","messages":[{{"role":"user","content":"ZZ_ASK_ZZ"}},'
+        '{"role":"assistant","content":"ZZ_ANSWER_ZZ","tool_calls":5}]}'
+    )
+    done = _sitegen("dump", str(path), cwd=tmp_path)
+    assert done.returncode == 0 and "ZZ_ANSWER_ZZ" in done.stdout, done.stderr

@@ -27,7 +27,8 @@ def format_odek_as_text(path: Path) -> str:
                 blocks.append({"type": "thinking", "thinking": reasoning})
             if content:
                 blocks.append({"type": "text", "text": content})
-            for call in message.get("tool_calls") or []:
+            calls = message.get("tool_calls")
+            for call in calls if isinstance(calls, list) else []:
                 if isinstance(call, dict):
                     nested = call.get("function")
                     function = nested if isinstance(nested, dict) else call
