@@ -139,7 +139,10 @@ def _json_text(value: Any) -> str:
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
-        text = json.dumps(clip_nesting(value), indent=2, ensure_ascii=False, default=str)
+        try:
+            text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        except RecursionError:
+            text = json.dumps(clip_nesting(value), indent=2, ensure_ascii=False, default=str)
     return text.translate(_JSON_CONTROLS)
 
 
