@@ -169,6 +169,26 @@ def test_lone_surrogate_escapes_keep_the_line_and_the_branch(tmp_path: Path) -> 
     json.dumps(session.raw.entries).encode("utf-8")  # nothing left that cannot be written
 
 
+def test_lines_nested_past_what_the_parsers_reach_keep_the_line_and_the_branch(tmp_path: Path) -> None:
+    # JSON.parse reads any depth; orjson stops at 1024 levels and the json module at the stack's end.
+    depth = 5000
+    cut = b'{"type":"message","id":"e0000001","parentId":"e0000000","timestamp":"2026-01-01T00:00:01Z",'
+    cut += b'"message":{"role":"user","content":"ZZ_DEEP_ZZ \\" [{ \\\\","data":'
+    cut += b'{"a":' * depth + b'"ZZ_BOTTOM_ZZ"' + b"}" * depth + b',"list":' + b"[" * depth + b"]" * depth
+    cut += b',"after":"ZZ_AFTER_ZZ"}}'
+    later = {**entry(2), "parentId": "e0000001"}
+    path = write_lines(tmp_path / "s.jsonl", dumps(HEADER), dumps(entry(0)), cut, dumps(later))
+    session = open_session(path)
+    assert session.raw.malformed_lines == 0
+    message = session.by_id["e0000001"]["message"]
+    assert message["content"] == 'ZZ_DEEP_ZZ " [{ \\' and message["after"] == "ZZ_AFTER_ZZ"
+    data, levels = message["data"], 1
+    while isinstance(data, dict):
+        data, levels = data["a"], levels + 1
+    assert data == "…" and 100 < levels < depth  # clipped, with a marker where it was cut
+    assert session.tree.path_to("e0000002") == ["e0000000", "e0000001", "e0000002"]
+
+
 def test_a_byte_order_mark_before_the_header_is_accepted(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "s.jsonl", b"\xef\xbb\xbf" + dumps(HEADER), dumps(entry(0)))
     assert load_raw(path).header["id"] == HEADER["id"]

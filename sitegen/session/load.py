@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from sitegen.errors import NotASession, SessionNotFound
-from sitegen.session.entries import Entry, Header, is_header
+from sitegen.session.entries import MAX_NESTING, Entry, Header, is_header
 
 __all__ = ["HEADER_PREFIX_BYTES", "RawSession", "load_raw", "parse_json_leniently", "read_header"]
 
@@ -57,9 +57,41 @@ def parse_json_leniently(data: bytes) -> Any:
     text = data.removeprefix(_BOM).decode("utf-8", "replace")
     try:
         record = json.loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
+    except RecursionError:
+        try:
+            record = json.loads(_clip_nesting_in_text(text))
+        except (ValueError, RecursionError):
+            return None
     return _without_surrogates(record)
+
+
+# A JSON string (escapes included) or a bracket: what nesting is counted by, without parsing.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _clip_nesting_in_text(text: str, limit: int = MAX_NESTING) -> str:
+    """JSON text with each list or object nested deeper than limit replaced by "…", as json_text shows
+    it: a line the agents read (JSON.parse has no depth limit) but that is past the stack's reach here."""
+    pieces: list[str] = []
+    depth = 0
+    kept_from = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == limit + 1:
+                pieces.append(text[kept_from : match.start()])
+                pieces.append('"…"')
+        else:
+            if depth == limit + 1:
+                kept_from = match.end()
+            depth -= 1
+    pieces.append(text[kept_from:] if depth <= limit else "")
+    return "".join(pieces)
 
 
 def _clean(text: str) -> str:
