@@ -189,6 +189,19 @@ def test_lines_nested_past_what_the_parsers_reach_keep_the_line_and_the_branch(t
     assert session.tree.path_to("e0000002") == ["e0000000", "e0000001", "e0000002"]
 
 
+def test_numbers_on_a_line_orjson_refuses_are_read_as_orjson_reads_them(tmp_path: Path) -> None:
+    # Integers past 64 bits become doubles (as orjson and JSON.parse read them), which every later
+    # orjson.dumps can write; 5,000 digits are past what int() takes from text.
+    cut = b'{"type":"message","id":"e0000001","parentId":"e0000000","timestamp":"2026-01-01T00:00:01Z",'
+    cut += b'"message":{"role":"user","content":"half \\ud83d","n":[99999999999999999999999,-12,'
+    cut += b"9" * 5000 + b"]}}"
+    path = write_lines(tmp_path / "s.jsonl", dumps(HEADER), dumps(entry(0)), cut)
+    raw = load_raw(path)
+    assert raw.malformed_lines == 0
+    assert raw.entries[1]["message"]["n"] == [1e23, -12, float("inf")]
+    orjson.dumps(raw.entries)
+
+
 def test_a_byte_order_mark_before_the_header_is_accepted(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "s.jsonl", b"\xef\xbb\xbf" + dumps(HEADER), dumps(entry(0)))
     assert load_raw(path).header["id"] == HEADER["id"]

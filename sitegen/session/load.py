@@ -56,15 +56,23 @@ def parse_json_leniently(data: bytes) -> Any:
     not UTF-8. Such strings come back with U+FFFD in place of what cannot be encoded; None when not JSON."""
     text = data.removeprefix(_BOM).decode("utf-8", "replace")
     try:
-        record = json.loads(text)
+        record = json.loads(text, parse_int=_integer)
     except ValueError:
         return None
     except RecursionError:
         try:
-            record = json.loads(_clip_nesting_in_text(text))
+            record = json.loads(_clip_nesting_in_text(text), parse_int=_integer)
         except (ValueError, RecursionError):
             return None
     return _without_surrogates(record)
+
+
+def _integer(text: str) -> int | float:
+    """An integer as orjson reads it: a double past 64 bits, which orjson.dumps can write again."""
+    if len(text) < 19:
+        return int(text)
+    number = float(text)
+    return int(text) if abs(number) < 2**63 else number
 
 
 # A JSON string (escapes included) or a bracket: what nesting is counted by, without parsing.
