@@ -198,3 +198,19 @@ def test_odek_dump_of_tool_calls_of_the_wrong_type(tmp_path: Path) -> None:
     )
     done = _sitegen("dump", str(path), cwd=tmp_path)
     assert done.returncode == 0 and "ZZ_ANSWER_ZZ" in done.stdout, done.stderr
+
+
+def test_odek_audit_values_nested_deeper_than_orjson_writes(tmp_path: Path) -> None:
+    session_id = "20260601-dddddddddddddddddddddddddddddddd"
+    store = tmp_path / "odek"
+    (store / "audit").mkdir(parents=True)
+    (store / f"{session_id}.json").write_text(
+        f'{{"id":"{session_id}","model":"m","task":"t","messages":[{{"role":"user","content":"ZZ_ASK_ZZ"}}]}}'
+    )
+    deep = '{"a":' * 300 + '"ZZ_BOTTOM_ZZ"' + "}" * 300  # read by orjson, past the 255 levels it writes
+    (store / "audit" / f"{session_id}.json").write_text(
+        f'{{"session_id":"{session_id}","turns":[{{"turn":1,"user_message":"ZZ_TURN_ZZ","tool_calls":[{deep}]}}]}}'
+    )
+    done = _sitegen("export", str(store / f"{session_id}.json"), "page.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "ZZ_TURN_ZZ" in (tmp_path / "page.html").read_text()

@@ -12,6 +12,7 @@ import orjson
 
 from sitegen.errors import SessionNotFound
 from sitegen.odek.store import read_bytes_capped, validate_session_id
+from sitegen.session.entries import clip_nesting
 from sitegen.session.load import parse_json_leniently
 
 __all__ = ["RESOURCE_PATTERN", "load_audit_log", "novel_resources", "resources_in"]
@@ -59,7 +60,12 @@ _FLAG_FIELDS = ("suspicious_divergence", "ingested_untrusted")
 def _text(value: object) -> str:
     if isinstance(value, str):
         return value
-    return "" if value is None else orjson.dumps(value).decode()
+    if value is None:
+        return ""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # nested past the 255 levels orjson writes
+        return orjson.dumps(clip_nesting(value)).decode()
 
 
 def _typed(record: dict[str, Any]) -> dict[str, Any]:
