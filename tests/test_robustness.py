@@ -214,3 +214,25 @@ def test_odek_audit_values_nested_deeper_than_orjson_writes(tmp_path: Path) -> N
     done = _sitegen("export", str(store / f"{session_id}.json"), "page.html", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "ZZ_TURN_ZZ" in (tmp_path / "page.html").read_text()
+
+
+def test_an_odek_audit_log_that_is_a_pipe_is_not_waited_for(tmp_path: Path) -> None:
+    session_id = "20260601-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+    store = tmp_path / "odek"
+    (store / "audit").mkdir(parents=True)
+    (store / f"{session_id}.json").write_text(
+        f'{{"id":"{session_id}","model":"m","task":"t","messages":[{{"role":"user","content":"ZZ_ASK_ZZ"}}]}}'
+    )
+    os.mkfifo(store / "audit" / f"{session_id}.json")
+    done = _sitegen("export", str(store / f"{session_id}.json"), "page.html", cwd=tmp_path)
+    assert done.returncode == 0 and "ZZ_ASK_ZZ" in (tmp_path / "page.html").read_text(), done.stderr
+    built = _sitegen("build", "--odek-dir", str(store), "--out", "site", cwd=tmp_path)
+    assert built.returncode == 0 and "1 rendered" in built.stdout, built.stderr
+
+
+def test_exporting_what_is_no_file_says_so(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "20260601-ffffffffffffffffffffffffffffffff.json")
+    (tmp_path / "loop.jsonl").symlink_to("loop.jsonl")
+    for name, what in (("20260601-ffffffffffffffffffffffffffffffff.json", "a pipe"), ("loop.jsonl", "a link loop")):
+        done = _sitegen("export", str(tmp_path / name), "page.html", cwd=tmp_path)
+        assert done.returncode == 1 and done.stderr == f"Not a session file: {tmp_path / name} is {what}\n"

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from sitegen.errors import SessionNotFound
+from sitegen.errors import NotASession, SessionNotFound
 from sitegen.odek.store import read_bytes_capped, validate_session_id
 from sitegen.session.entries import clip_nesting
 from sitegen.session.load import parse_json_leniently
@@ -95,6 +95,9 @@ def load_audit_log(store_dir: str | os.PathLike[str], session_id: str) -> dict[s
     try:
         data = read_bytes_capped(path, "odek audit log")
     except SessionNotFound:
+        return None
+    except NotASession as error:  # a folder, a pipe, too big: the session still has its page
+        log.warning("Skipping odek audit log: %s", error)
         return None
     try:
         whole = orjson.loads(data)

@@ -6,6 +6,7 @@ import builtins
 import logging
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
@@ -194,15 +195,21 @@ def is_session_filename(name: str) -> bool:
 def read_bytes_capped(path: Path, what: str) -> bytes:
     """A file's bytes when no larger than odek's cap; raise SessionNotFound or NotASession."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below; the size comes from the open handle
+        # Non-blocking: opening a FIFO for reading would otherwise wait for a writer forever.
+        handle = open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb")  # noqa: SIM115 - closed below
     except FileNotFoundError:
         raise SessionNotFound(f"{what} not found: {path}") from None
     except IsADirectoryError:
-        raise NotASession(f"Not an odek {what}: {path} is a directory") from None
+        raise NotASession(f"Not an {what}: {path} is a directory") from None
     except OSError as error:
         raise NotASession(f"Cannot read {what} {path}: {error.strerror or error}") from None
     with handle:
-        size = os.fstat(handle.fileno()).st_size
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise NotASession(f"Not an {what}: {path} is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise NotASession(f"Not an {what}: {path} is not a regular file")
+        size = info.st_size
         if size > MAX_SESSION_BYTES:
             raise NotASession(f"Refusing {what} {path}: {size} bytes is over the 32 MiB limit")
         try:
@@ -235,8 +242,8 @@ def load_odek_file(path: str | os.PathLike[str]) -> OdekSession:
         raise NotASession(f"Not an odek session: {file_path} does not hold a JSON object")
     if data.get("id") != session_id:
         raise NotASession(f"Refusing odek session {file_path}: ID mismatch (file contains {data.get('id')!r})")
-    stat = file_path.stat()
-    return OdekSession(session_id, file_path, data, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+    info = file_path.stat()
+    return OdekSession(session_id, file_path, data, size=info.st_size, mtime_ns=info.st_mtime_ns)
 
 
 class OdekStore:

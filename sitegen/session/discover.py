@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +32,7 @@ __all__ = [
     "list_all",
     "list_sessions",
     "most_recent",
+    "not_a_file",
     "read_session_info",
     "resolve_session",
     "session_files",
@@ -159,6 +162,25 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return entry.is_file()
     except OSError:  # a link loop, or a file the user may not stat
         return False
+
+
+def not_a_file(path: Path) -> str | None:
+    """What a path named like a session is when it is no file to read ("a pipe", "a link loop", ...);
+    None for a regular file (or a link to one) and for nothing at all. A FIFO is never opened: that
+    would wait for a writer forever."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a link loop"
+        if path.is_symlink():
+            return "a link to a file that does not exist"
+        return None if error.errno == errno.ENOENT else f"unreadable ({error.strerror or error})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
 
 
 def session_files(
@@ -518,6 +540,9 @@ def resolve_session(
         if path.is_dir():
             raise NotASession(f"Not a session file: {path} is a directory")
         if not path.is_file():
+            what = not_a_file(path)
+            if what is not None:
+                raise NotASession(f"Not a session file: {path} is {what}")
             raise SessionNotFound(f"File not found: {path}")
         return path
     wanted = arg.strip().lower()

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.odek.store import is_session_filename
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import artifacts_dir_for
-from sitegen.session.discover import env_session_dirs, session_files
+from sitegen.session.discover import env_session_dirs, not_a_file, session_files
 
 __all__ = [
     "Fingerprint",
@@ -22,7 +20,6 @@ __all__ = [
     "find_sources",
     "fingerprint",
     "is_utf8_path",
-    "not_a_file",
     "project_slug",
     "safe_key",
 ]
@@ -48,24 +45,6 @@ class Fingerprint:
 
     def to_json(self) -> list[int]:
         return [self.size, self.mtime_ns, self.extra_mtime_ns]
-
-
-def not_a_file(path: Path) -> str | None:
-    """Why a path named like a session is no file to read, None for a regular file (or a link to one):
-    a FIFO would wait for a writer forever, so it is never opened."""
-    try:
-        mode = path.stat().st_mode
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            return "Cannot read it: a link loop"
-        if error.errno == errno.ENOENT and path.is_symlink():
-            return "Cannot read it: a link to a file that does not exist"
-        return f"Cannot read it: {error.strerror or error}"
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "Not a session file: a folder"
-    return "Not a session file: a pipe" if stat.S_ISFIFO(mode) else "Not a session file: not a regular file"
 
 
 def _mtime(path: Path) -> int:
@@ -135,18 +114,23 @@ def is_utf8_path(path: Path) -> bool:
     return True
 
 
+def _problem(path: Path) -> str | None:
+    what = not_a_file(path)
+    return f"Not a session file: it is {what}" if what is not None else None
+
+
 def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = True) -> list[Source]:
     """Every session file, pi family and odek, in a stable order, and what is named like one but is no
     file to read, with its problem (see is_utf8_path for the names the site cannot hold)."""
     flat = env_session_dirs() if use_env else []
-    found = [Source(path, "pi", not_a_file(path)) for path, _ in session_files(pi_dirs, flat, non_files=True)]
+    found = [Source(path, "pi", _problem(path)) for path, _ in session_files(pi_dirs, flat, non_files=True)]
     for store in odek_dirs:
         try:
             names = sorted(os.listdir(store))
         except OSError:
             continue
         listed = (store / name for name in names if is_session_filename(name))
-        found.extend(Source(path, "odek", not_a_file(path)) for path in listed)
+        found.extend(Source(path, "odek", _problem(path)) for path in listed)
     return sorted(found, key=lambda s: str(s.path))
 
 
