@@ -1,15 +1,17 @@
-"""Replace a file in one step (temporary name, then rename), so readers never see half a file."""
+"""Replace a file in one step, so readers never see half a file; read one without waiting on a pipe."""
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["replace_file", "replacing"]
+__all__ = ["read_regular_file", "replace_file", "replacing"]
 
 
 @contextmanager
@@ -36,3 +38,13 @@ def replace_file(path: Path, data: bytes | str) -> int:
     with replacing(path) as handle:
         handle.write(payload)
     return len(payload)
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """A regular file's bytes (or a link's to one), at most limit + 1 of them, so a caller can tell it
+    was longer: a FIFO would wait for a writer forever and a device may never end. OSError otherwise."""
+    # Non-blocking: opening a FIFO for reading would already wait.
+    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read(limit + 1)

@@ -40,7 +40,7 @@ def _sitegen(
     environment.pop("PI_CODING_AGENT_DIR", None)
     environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
     environment.update(env or {})
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, check=False, env=environment)
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, check=False, env=environment)
 
 
 def test_a_project_folder_that_is_a_link_loop_stops_no_command(tmp_path: Path) -> None:
@@ -236,3 +236,24 @@ def test_exporting_what_is_no_file_says_so(tmp_path: Path) -> None:
     for name, what in (("20260601-ffffffffffffffffffffffffffffffff.json", "a pipe"), ("loop.jsonl", "a link loop")):
         done = _sitegen("export", str(tmp_path / name), "page.html", cwd=tmp_path)
         assert done.returncode == 1 and done.stderr == f"Not a session file: {tmp_path / name} is {what}\n"
+
+
+def test_blobs_and_breadcrumbs_that_are_pipes_or_endless_are_not_waited_for(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    (agent / "blobs").mkdir(parents=True)
+    pipe, endless = "a" * 64, "b" * 64
+    os.mkfifo(agent / "blobs" / pipe)
+    (agent / "blobs" / endless).symlink_to("/dev/zero")
+    b = SessionBuilder(session_id="blobs-1", cwd=str(tmp_path))
+    images = [{"type": "image", "data": f"blob:sha256:{digest}", "mimeType": "image/png"} for digest in (pipe, endless)]
+    b.message("u1", "user", [text("look ZZ_LOOK_ZZ"), *images])
+    session = b.write(agent / "sessions" / "--work--" / "blobs.jsonl")
+    done = _sitegen("export", str(session), "page.html", cwd=tmp_path)
+    assert done.returncode == 0 and "ZZ_LOOK_ZZ" in (tmp_path / "page.html").read_text(), done.stderr
+    assert "missing or unreadable image blobs" in done.stderr
+    # This terminal's breadcrumb (which session it last used) is a pipe: the latest session is used.
+    (agent / "terminal-sessions").mkdir()
+    os.mkfifo(agent / "terminal-sessions" / "term-1")
+    env = {"PI_CODING_AGENT_DIR": str(agent), "SITEGEN_TERMINAL_ID": "term-1"}
+    dumped = _sitegen("dump", cwd=tmp_path, env=env)
+    assert dumped.returncode == 0 and "ZZ_LOOK_ZZ" in dumped.stdout, dumped.stderr

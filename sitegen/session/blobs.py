@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from sitegen.fileio import read_regular_file
 from sitegen.session.entries import Entry
 
 __all__ = [
@@ -28,6 +29,8 @@ BLOB_REF_PREFIX = "blob:sha256:"
 _BLOB_REF = re.compile(r"blob:sha256:([0-9a-f]{64})")
 # omp may also keep a copy named with an extension.
 _EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+# Read at most this much of a blob (as of an artifact): a page inlines it.
+MAX_BLOB_BYTES = 256 << 20
 
 
 def blob_hash(value: object) -> str | None:
@@ -53,12 +56,16 @@ class BlobStore:
         for folder in self.dirs:
             for name in (digest, *(digest + ext for ext in _EXTENSIONS)):
                 try:
-                    return (folder / name).read_bytes()
+                    data = read_regular_file(folder / name, MAX_BLOB_BYTES)
                 except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                     continue
                 except OSError as error:
-                    log.warning("cannot read blob %s: %s", folder / name, error)
+                    log.warning("cannot read blob %s: %s", folder / name, error.strerror or error)
                     continue
+                if len(data) > MAX_BLOB_BYTES:
+                    log.warning("cannot read blob %s: larger than %d MB", folder / name, MAX_BLOB_BYTES >> 20)
+                    continue
+                return data
         return None
 
     def put(self, data: bytes) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
+from sitegen.fileio import read_regular_file
 from sitegen.session.entries import Header, message_text
 from sitegen.session.load import parse_json_leniently, read_header
 from sitegen.session.session import session_title
@@ -50,6 +51,8 @@ _USER_ROLE = re.compile(rb'"role"\s*:\s*"user"')
 # A breadcrumb inside a subagent's folder points back at its parent after this many levels at most.
 _MAX_NESTING = 8
 _AMBIGUOUS_SHOWN = 3
+# A breadcrumb is a cwd and a path: more than this is not one.
+_MAX_CRUMB_BYTES = 64 << 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,9 +474,10 @@ def breadcrumb_session(cwd: str, dirs: Sequence[Path], *, env: Mapping[str, str]
     same = _SameDir(cwd)
     for agent_dir in dirs:
         try:
-            text = (agent_dir / "terminal-sessions" / ident).read_text(encoding="utf-8", errors="replace")
+            data = read_regular_file(agent_dir / "terminal-sessions" / ident, _MAX_CRUMB_BYTES)
         except OSError:
             continue
+        text = data.decode("utf-8", errors="replace")
         lines = text.strip().split("\n")
         if len(lines) < 2:
             continue
