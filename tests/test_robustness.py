@@ -257,3 +257,19 @@ def test_blobs_and_breadcrumbs_that_are_pipes_or_endless_are_not_waited_for(tmp_
     env = {"PI_CODING_AGENT_DIR": str(agent), "SITEGEN_TERMINAL_ID": "term-1"}
     dumped = _sitegen("dump", cwd=tmp_path, env=env)
     assert dumped.returncode == 0 and "ZZ_LOOK_ZZ" in dumped.stdout, dumped.stderr
+
+
+def test_times_and_types_no_clock_or_reader_has(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="odd-1", cwd="/work/odd")
+    b.header["timestamp"] = 1e30  # no calendar reaches it
+    b.user("u1", "ZZ_FIRST_ZZ")
+    b.add("marker", "x1", type=["not", "a", "name"])  # the type itself is a list
+    b.message("u2", "user", "ZZ_LATER_ZZ")
+    b.entries[-1]["timestamp"] = -1e25
+    session = b.write(tmp_path / "agent" / "sessions" / "--work-odd--" / "odd.jsonl")
+    exported = _sitegen("export", str(session), "page.html", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    page = (tmp_path / "page.html").read_text()
+    assert "ZZ_FIRST_ZZ" in page and "ZZ_LATER_ZZ" in page
+    built = _sitegen("build", "--agent-dir", str(tmp_path / "agent"), "--out", "site", cwd=tmp_path)
+    assert built.returncode == 0 and "1 rendered" in built.stdout and "0 problems" in built.stdout, built.stderr

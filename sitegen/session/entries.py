@@ -83,12 +83,17 @@ def is_header(record: object) -> bool:
     return isinstance(record, dict) and record.get("type") == "session" and isinstance(record.get("id"), str)
 
 
+_FIRST_MS = int(datetime(1, 1, 1, tzinfo=UTC).timestamp() * 1000)
+_END_MS = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp() * 1000) + 1000
+
+
 def iso_to_ms(value: object) -> int | None:
     """Epoch milliseconds of an ISO-8601 timestamp (or a number already in ms); None if unreadable."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return int(value)
+        # Only a time a calendar can show (years 1-9999): 1e30 or inf is no time, and cannot be stored.
+        return int(value) if _FIRST_MS <= value < _END_MS else None
     if not isinstance(value, str) or not value:
         return None
     text = value.strip()

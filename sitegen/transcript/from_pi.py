@@ -197,6 +197,8 @@ def node_of_entry(entry: Entry, index: int) -> Node:
 
 def _node_of_entry(entry: Entry, index: int) -> Node:
     kind = entry.get("type")
+    if not isinstance(kind, str | None):  # {"type": []} would fail every lookup below
+        kind = json_text(kind)
     parent = entry.get("parentId")
     node = Node(
         id=entry["id"],
