@@ -273,3 +273,23 @@ def test_times_and_types_no_clock_or_reader_has(tmp_path: Path) -> None:
     assert "ZZ_FIRST_ZZ" in page and "ZZ_LATER_ZZ" in page
     built = _sitegen("build", "--agent-dir", str(tmp_path / "agent"), "--out", "site", cwd=tmp_path)
     assert built.returncode == 0 and "1 rendered" in built.stdout and "0 problems" in built.stdout, built.stderr
+
+
+def test_nan_and_infinity_literals_are_not_json(tmp_path: Path) -> None:
+    # JSON.parse refuses them (so the agents never wrote them); the json module would take them, and a
+    # NaN cost went through the manifest as null and stopped the next build.
+    agent = tmp_path / "agent"
+    session = make_session(agent, "/work/odd", "nan-1", "ZZ_NAN_ZZ")
+    other = make_session(agent, "/work/odd", "other-1", "ZZ_OTHER_ZZ")
+    with open(session, "a") as handle:
+        handle.write(
+            '{"type":"message","id":"x1","parentId":"u1","timestamp":"2026-01-01T00:01:00.000Z","message":'
+            '{"role":"assistant","content":[],"usage":{"input":NaN,"output":Infinity,"cost":{"total":NaN}}}}\n'
+        )
+    args = ("build", "--agent-dir", str(agent), "--out", "site")
+    first = _sitegen(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    with open(other, "a") as handle:
+        handle.write("\n")
+    second = _sitegen(*args, cwd=tmp_path)
+    assert second.returncode == 0 and "1 rendered" in second.stdout, second.stderr

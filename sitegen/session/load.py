@@ -8,7 +8,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -56,15 +56,20 @@ def parse_json_leniently(data: bytes) -> Any:
     not UTF-8. Such strings come back with U+FFFD in place of what cannot be encoded; None when not JSON."""
     text = data.removeprefix(_BOM).decode("utf-8", "replace")
     try:
-        record = json.loads(text, parse_int=_integer)
+        record = json.loads(text, parse_int=_integer, parse_constant=_not_json)
     except ValueError:
         return None
     except RecursionError:
         try:
-            record = json.loads(_clip_nesting_in_text(text), parse_int=_integer)
+            record = json.loads(_clip_nesting_in_text(text), parse_int=_integer, parse_constant=_not_json)
         except (ValueError, RecursionError):
             return None
     return _without_surrogates(record)
+
+
+def _not_json(name: str) -> NoReturn:
+    """NaN and Infinity, which the json module reads but JSON.parse (and so every agent) refuses."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def _integer(text: str) -> int | float:
