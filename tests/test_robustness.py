@@ -293,3 +293,20 @@ def test_nan_and_infinity_literals_are_not_json(tmp_path: Path) -> None:
         handle.write("\n")
     second = _sitegen(*args, cwd=tmp_path)
     assert second.returncode == 0 and "1 rendered" in second.stdout, second.stderr
+
+
+def test_resolve_of_outputs_nested_past_the_stack_or_indexes_past_any_list(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="resolve-1")
+    b.user("u1", "go")
+    session = b.write(tmp_path / "resolve.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    (artifacts / "Deep.md").write_text("[" * 5000 + "]" * 5000)
+    (artifacts / "List.md").write_text('{"a": [1, 2, 3]}')
+    for url in ("agent://Deep?q=.a", "agent://Deep/0"):
+        done = _sitegen("resolve", url, "--session", str(session), cwd=tmp_path)
+        assert done.returncode == 1 and done.stderr == "Output Deep is nested too deeply to query\n", done.stderr
+    huge = "9" * 5000  # past the digits int() takes from text
+    for url in (f"agent://List/a/{huge}", f"agent://List?q=.a[{huge}]", f"agent://List?q=.a.{huge}"):
+        done = _sitegen("resolve", url, "--session", str(session), cwd=tmp_path)
+        assert done.returncode == 0 and done.stdout == "null\n", done.stderr

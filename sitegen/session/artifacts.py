@@ -6,6 +6,7 @@ import json
 import os
 import re
 import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from sitegen.errors import ArtifactError
+from sitegen.session.entries import clip_nesting
 from sitegen.session.load import read_header
 
 __all__ = [
@@ -253,21 +255,34 @@ def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) 
     value = _load_json(found, output_id, text)
     tokens = _path_tokens(path) if by_path else parse_query(q)
     result = _apply(value, tokens)
-    return "null" if result is _MISSING else json.dumps(result, indent=2, ensure_ascii=False)
+    if result is _MISSING:
+        return "null"
+    try:
+        return json.dumps(result, indent=2, ensure_ascii=False)
+    except RecursionError:  # read, but deeper than the encoder reaches: shown clipped
+        return json.dumps(clip_nesting(result), indent=2, ensure_ascii=False)
 
 
 def _load_json(folder: Path, output_id: str, text: str) -> Any:
     # Newer omp also writes the structured result as <id>.json beside the markdown; prefer it.
     sidecar = folder / f"{output_id}.json"
-    if sidecar.is_file():
-        try:
-            return json.loads(_read_text(sidecar))
-        except ValueError:
-            pass  # a partly written sidecar: fall back to the .md
     try:
-        return json.loads(text)
-    except ValueError as error:
-        raise ArtifactError(f"Output {output_id} is not valid JSON: {error}") from None
+        if sidecar.is_file():
+            try:
+                return json.loads(_read_text(sidecar))
+            except ValueError:
+                pass  # a partly written sidecar: fall back to the .md
+        try:
+            return json.loads(text)
+        except ValueError as error:
+            raise ArtifactError(f"Output {output_id} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ArtifactError(f"Output {output_id} is nested too deeply to query") from None
+
+
+def _index(digits: str) -> int:
+    """A list index from its digits; one too long for int() is past the end of any list anyway."""
+    return int(digits) if len(digits) <= 18 else sys.maxsize
 
 
 def _path_tokens(path: str) -> list[str | int]:
@@ -277,7 +292,7 @@ def _path_tokens(path: str) -> list[str | int]:
         if not segment:
             continue
         decoded = unquote(segment)
-        tokens.append(int(decoded) if decoded.isascii() and decoded.isdigit() else decoded)
+        tokens.append(_index(decoded) if decoded.isascii() and decoded.isdigit() else decoded)
     return tokens
 
 
@@ -303,7 +318,7 @@ def parse_query(query: str) -> list[str | int]:
             if len(inner) >= 2 and inner[0] in "\"'" and inner[-1] == inner[0]:
                 tokens.append(re.sub(r"\\([\"'\\])", r"\1", inner[1:-1]))
             elif inner.isascii() and inner.isdigit():
-                tokens.append(int(inner))
+                tokens.append(_index(inner))
             else:
                 tokens.append(inner)
             i = close + 1
@@ -328,8 +343,8 @@ def _apply(value: Any, tokens: Sequence[str | int]) -> Any:
             if token not in current:
                 return _MISSING
             current = current[token]
-        elif isinstance(current, list) and token.isascii() and token.isdigit() and int(token) < len(current):
-            current = current[int(token)]
+        elif isinstance(current, list) and token.isascii() and token.isdigit() and _index(token) < len(current):
+            current = current[_index(token)]
         else:
             return _MISSING
     return current
