@@ -310,3 +310,13 @@ def test_resolve_of_outputs_nested_past_the_stack_or_indexes_past_any_list(tmp_p
     for url in (f"agent://List/a/{huge}", f"agent://List?q=.a[{huge}]", f"agent://List?q=.a.{huge}"):
         done = _sitegen("resolve", url, "--session", str(session), cwd=tmp_path)
         assert done.returncode == 0 and done.stdout == "null\n", done.stderr
+
+
+def test_counts_written_as_thousands_of_digits(tmp_path: Path) -> None:
+    b = SessionBuilder(session_id="digits-1")
+    b.user("u1", "go ZZ_DIGITS_ZZ")
+    b.message("x1", "bashExecution", None, command="ls", output="o", exitCode="9" * 5000)
+    b.add("compaction", "c1", summary="s", tokensBefore="9" * 4000, firstKeptEntryId="u1")
+    session = b.write(tmp_path / "digits.jsonl")
+    done = _sitegen("export", str(session), "page.html", cwd=tmp_path)
+    assert done.returncode == 0 and "ZZ_DIGITS_ZZ" in (tmp_path / "page.html").read_text(), done.stderr

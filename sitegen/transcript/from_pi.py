@@ -183,7 +183,9 @@ def _typed_meta(meta: dict[str, Any]) -> None:
         if key in _TEXT_META and not isinstance(value, str):
             meta[key] = str(value) if isinstance(value, int | float) else json_text(value)
         elif key in _COUNT_META and (not isinstance(value, int) or isinstance(value, bool)):
-            meta[key] = int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else None
+            digits = value.strip().lstrip("-") if isinstance(value, str) else ""
+            # Past 18 digits it is no count (and int() refuses a string of 4,300).
+            meta[key] = int(value) if digits.isdigit() and len(digits) <= 18 else None
         elif key in _LIST_META and not isinstance(value, list):
             meta[key] = [value]
 
