@@ -12,10 +12,11 @@ _HEADER = re.compile(
     r"┌─+ TOOL RESULT: (?P<name>\S+)(?: \[(?P<nonce>[^\]\s]+)\])? ─+(?: \((?P<label>[^)]*)\) ─+)?┐[ \t]*"
 )
 _FOOTER = re.compile(r"└─+ END TOOL RESULT: (?P<name>\S+)(?: \[(?P<nonce>[^\]\s]+)\])?[^\n]*┘[ \t]*")
-# odek keeps the head and tail of long output around this line (joined by blank lines).
+# odek keeps the head and tail of long output around this line (joined by blank lines); a count of
+# more digits than any size has is no such line (and int() refuses 4,300 of them).
 _OMITTED = re.compile(
-    r"(?:\n\n)?\.\.\. \[(?P<omitted>\d+) bytes omitted (?:—|--?) "
-    r"output was (?P<total>\d+) bytes total\] \.\.\.(?:\n\n)?"
+    r"(?:\n\n)?\.\.\. \[(?P<omitted>\d{1,18}) bytes omitted (?:—|--?) "
+    r"output was (?P<total>\d{1,18}) bytes total\] \.\.\.(?:\n\n)?"
 )
 _OPEN = re.compile(r"<untrusted_content_(?P<nonce>[0-9A-Za-z]+)(?P<attrs>(?:\s[^<>]*)?)>")
 _CLOSE = re.compile(r"</untrusted_content_(?P<nonce>[0-9A-Za-z]+)>")

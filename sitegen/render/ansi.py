@@ -28,6 +28,16 @@ def _classes(state: dict[str, str]) -> str:
     return " ".join(value for value in state.values() if value)
 
 
+# What a parameter too long to be any code stands for (int() refuses 4,300 digits): nothing.
+_NO_CODE = 999_999_999
+
+
+def _code(digits: str) -> int:
+    if not digits:
+        return 0
+    return int(digits) if len(digits) <= 9 else _NO_CODE
+
+
 def _apply(codes: list[int], state: dict[str, str]) -> None:
     index = 0
     while index < len(codes):
@@ -85,7 +95,7 @@ def ansi_to_html(text: str) -> Markup:
         if chunk:
             out.append(escape_text(chunk))
         position = match.end()
-        codes = [int(c) if c else 0 for c in match.group(1).split(";")] if match.group(1) else [0]
+        codes = [_code(c) for c in match.group(1).split(";")] if match.group(1) else [0]
         _apply(codes, state)
         if open_span:
             out.append("</span>")
