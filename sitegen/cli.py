@@ -434,6 +434,10 @@ def _export_target(output: Path | None, session: Path) -> Path:
     if output is None:
         return Path.cwd() / f"{session.stem}.html"
     target = output / f"{session.stem}.html" if output.is_dir() else output
+    try:
+        target.resolve()
+    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
+        raise fail(f"Cannot write {target}: it is a link loop, or lies behind one") from None
     if target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
         raise fail(f"Refusing to write the page over a session file: {target}")
     if target.exists() and not target.is_file():

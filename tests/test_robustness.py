@@ -345,3 +345,21 @@ def test_numbers_of_thousands_of_digits_in_tool_output(tmp_path: Path) -> None:
     )
     done = _sitegen("export", str(odek), "odek.html", cwd=tmp_path)
     assert done.returncode == 0 and "ZZ_TAIL_ZZ" in (tmp_path / "odek.html").read_text(), done.stderr
+
+
+def test_agent_dirs_and_outputs_that_are_link_loops(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    session = make_session(agent, "/work/odd", "good-1", "ZZ_GOOD_ZZ")
+    (tmp_path / "loop").symlink_to("loop")
+    # The agent dir named by the environment is a loop: skipped with a warning, the rest is built.
+    env = {"PI_CODING_AGENT_DIR": str(tmp_path / "loop")}
+    built = _sitegen("build", "--agent-dir", str(agent), "--out", "site", cwd=tmp_path, env=env)
+    assert built.returncode == 0 and "1 rendered" in built.stdout, built.stderr
+    assert f"warning: Skipping {tmp_path / 'loop'}: a link loop" in built.stderr
+    # An --out or an export OUTPUT that is a loop, or lies behind one: one line, exit 1.
+    for args in (("build", "--agent-dir", str(agent), "--out", "loop"), ("export", str(session), "loop")):
+        done = _sitegen(*args, cwd=tmp_path)
+        assert done.returncode == 1 and len(done.stderr.splitlines()) == 1 and "link loop" in done.stderr, done.stderr
+    done = _sitegen("export", str(session), "loop/page.html", cwd=tmp_path)
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1 and "link loop" in done.stderr, done.stderr
+    assert (tmp_path / "loop").is_symlink()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import os
 import shutil
 import threading
@@ -48,6 +49,8 @@ from sitegen.site.sources import (
 from sitegen.transcript.load import family_of
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
+
+log = logging.getLogger("sitegen.site")
 
 # The folder every site keeps its build state in; its presence says sitegen made the site.
 OWNER_MARK = ".sitegen"
@@ -98,9 +101,16 @@ def _input_dirs(config: BuildConfig) -> tuple[list[Path], list[Path]]:
 
 def _check_output(out: Path, inputs: Iterable[Path]) -> None:
     """Refuse an output folder inside (or holding) an agent dir: the build must never write there."""
-    resolved = out.resolve()
-    for folder in inputs:
-        folder = folder.resolve()
+    try:
+        resolved = out.resolve()
+    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
+        raise SiteError(f"Output folder {out} is a link loop, or lies behind one; choose another --out") from None
+    for given in inputs:
+        try:
+            folder = given.resolve()
+        except (OSError, RuntimeError):
+            log.warning("Skipping %s: a link loop", given)  # it holds no sessions to write over
+            continue
         if resolved == folder or folder in resolved.parents or resolved in folder.parents:
             raise SiteError(f"Output folder {out} overlaps the session folder {folder}; choose another --out")
 
