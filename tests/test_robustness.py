@@ -228,6 +228,11 @@ def test_an_odek_audit_log_that_is_a_pipe_is_not_waited_for(tmp_path: Path) -> N
     assert done.returncode == 0 and "ZZ_ASK_ZZ" in (tmp_path / "page.html").read_text(), done.stderr
     built = _sitegen("build", "--odek-dir", str(store), "--out", "site", cwd=tmp_path)
     assert built.returncode == 0 and "1 rendered" in built.stdout, built.stderr
+    # The store's index is a pipe: the folder is scanned instead.
+    os.mkfifo(store / "index.json")
+    listed = _sitegen("ls", "--all", "--odek-dir", str(store), cwd=tmp_path)
+    assert listed.returncode == 0 and "20260601" in listed.stdout, listed.stderr
+    assert "index.json is not a regular file; listing by scanning the folder" in listed.stderr
 
 
 def test_exporting_what_is_no_file_says_so(tmp_path: Path) -> None:
