@@ -368,3 +368,18 @@ def test_agent_dirs_and_outputs_that_are_link_loops(tmp_path: Path) -> None:
     done = _sitegen("export", str(session), "loop/page.html", cwd=tmp_path)
     assert done.returncode == 1 and len(done.stderr.splitlines()) == 1 and "link loop" in done.stderr, done.stderr
     assert (tmp_path / "loop").is_symlink()
+
+
+def test_markdown_nested_past_the_parsers_limit_keeps_its_text(tmp_path: Path) -> None:
+    # markdown-it silently drops what lies deeper than its nesting limit.
+    b = SessionBuilder(session_id="nested-1")
+    b.user("u1", "go")
+    b.assistant("a1", [text("> " * 100 + "ZZ_QUOTED_ZZ")])
+    b.assistant("a2", [text("\n".join("  " * level + f"- item {level}" for level in range(40)) + " ZZ_LISTED_ZZ")])
+    b.assistant("a3", [text("> " * 30 + "ZZ_THIRTY_ZZ *kept as markdown*")])
+    session = b.write(tmp_path / "nested.jsonl")
+    done = _sitegen("export", str(session), "page.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "page.html").read_text()
+    assert "ZZ_QUOTED_ZZ" in page and "ZZ_LISTED_ZZ" in page and "item 39" in page
+    assert "ZZ_THIRTY_ZZ <em>kept as markdown</em>" in page

@@ -31,6 +31,10 @@ _MAYBE_MARKDOWN = re.compile(
 )
 _BLANK_LINES = re.compile(r"\n[ ]*(?:\n[ ]*)+")
 
+# Blocks (quotes, lists) nested deeper than this are shown as preformatted text: markdown-it drops
+# what lies past its limit (commonmark's is 20, which a nested list of ten levels reaches).
+MAX_NESTING = 50
+
 # Past this size markdown is shown as preformatted text: parsing is linear, but a 5 MB
 # message is almost always a paste, not prose.
 MARKDOWN_LIMIT = 300_000
@@ -56,7 +60,9 @@ class MarkdownRenderer:
     def _make_parser(self) -> MarkdownIt:
         from markdown_it import MarkdownIt
 
-        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        md = MarkdownIt(
+            "commonmark", {"html": False, "linkify": False, "typographer": False, "maxNesting": MAX_NESTING}
+        )
         md.enable(["table", "strikethrough"])
         md.validateLink = self._validate_link  # type: ignore[method-assign]
         md.options["highlight"] = self._highlight
@@ -80,14 +86,24 @@ class MarkdownRenderer:
         if not _MAYBE_MARKDOWN.search(text):
             return Markup(plain_paragraphs(text))
         if self.fragments is None:
-            return Markup(self._md.render(text))
+            return Markup(self._render(text))
         # "#" cannot start a lexer alias: markdown fragments never meet highlighted ones.
         key = fragment_key("#markdown", text)
         html = self.fragments.get(key)
         if html is None:
-            html = self._md.render(text)
+            html = self._render(text)
         self.fragments.keep(key, html)
         return Markup(html)
+
+    def _render(self, text: str) -> str:
+        md = self._md
+        env: dict[str, object] = {}
+        tokens = md.parse(text, env)
+        # A block opened at the last level has its content dropped by the parser, unsaid: the text
+        # is shown as it is instead (quotes or lists that deep are no prose anyway).
+        if any(token.nesting == 1 and token.level >= MAX_NESTING - 1 for token in tokens):
+            return f'<pre class="plain">{escape(text)}</pre>'
+        return str(md.renderer.render(tokens, md.options, env))
 
 
 def plain_paragraphs(text: str) -> str:
