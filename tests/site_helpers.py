@@ -1,8 +1,13 @@
-"""Helpers for site tests: generated multi-project agent dirs and a crawler for internal links."""
+"""Helpers for site and CLI tests: generated multi-project agent dirs, a crawler for internal links,
+and the CLI run in its own process."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -71,3 +76,15 @@ def crawl(site: Path) -> list[str]:
 
 def page_text(path: Path) -> str:
     return re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+
+
+def run_sitegen(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, prefix: Sequence[str] = ()
+) -> subprocess.CompletedProcess[str]:
+    """The CLI in its own process, with a time limit, with HOME inside the test's folder."""
+    command = [*prefix, sys.executable, "-m", "sitegen.cli", *args]
+    environment = {**os.environ, "HOME": str(cwd / "home")}
+    environment.pop("PI_CODING_AGENT_DIR", None)
+    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    environment.update(env or {})
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, check=False, env=environment)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -13,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 from sessions import SessionBuilder, text
-from site_helpers import build, make_session
+from site_helpers import build, make_session, run_sitegen
 from typer.testing import CliRunner
 
 from sitegen.cli import app
@@ -220,17 +218,11 @@ def test_build_options_that_cannot_work_are_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "s").exists()
 
 
-def _sitegen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI in its own process, with a time limit: what these tests guard against is a hang."""
-    command = [sys.executable, "-m", "sitegen.cli", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
-
-
 def test_exporting_a_pipe_named_like_a_session_is_a_one_line_error(tmp_path: Path) -> None:
     # build lists such a pipe as a problem: tests/test_robustness.py
     folder = make_session(tmp_path / "agent", "/work/odd", "good-1", "ZZ_GOOD_ZZ").parent
     os.mkfifo(folder / "pipe.jsonl")
-    pipe = _sitegen("export", str(folder / "pipe.jsonl"), "p.html", cwd=tmp_path)
+    pipe = run_sitegen("export", str(folder / "pipe.jsonl"), "p.html", cwd=tmp_path)
     assert pipe.returncode == 1 and len(pipe.stderr.splitlines()) == 1 and not (tmp_path / "p.html").exists()
 
 
@@ -248,7 +240,7 @@ def test_artifacts_that_are_pipes_devices_or_links_out_of_their_folder_are_refus
     (artifacts / "3.bash.log").symlink_to("kept.txt")
     expected = {0: "not a regular file", 1: f"links outside {artifacts}", 2: f"links outside {artifacts}"}
     for number, message in expected.items():
-        done = _sitegen("resolve", f"artifact://{number}", "--session", str(session), cwd=tmp_path)
+        done = run_sitegen("resolve", f"artifact://{number}", "--session", str(session), cwd=tmp_path)
         assert done.returncode == 1 and done.stderr.strip().endswith(message), done.stderr
-    done = _sitegen("resolve", "artifact://3", "--session", str(session), cwd=tmp_path)
+    done = run_sitegen("resolve", "artifact://3", "--session", str(session), cwd=tmp_path)
     assert done.returncode == 0 and "ZZ_INSIDE_ZZ" in done.stdout  # a link within the folder is fine
