@@ -44,7 +44,9 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     """A regular file's bytes (or a link's to one), at most limit + 1 of them, so a caller can tell it
     was longer: a FIFO would wait for a writer forever and a device may never end. OSError otherwise."""
     # Non-blocking: opening a FIFO for reading would already wait.
-    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb", buffering=0) as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return handle.read(limit + 1)
+        # Sized by the file, not the limit: a read of limit + 1 bytes would reserve that much each time.
+        return handle.readall() if info.st_size <= limit else handle.read(limit + 1)

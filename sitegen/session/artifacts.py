@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from sitegen.errors import ArtifactError
+from sitegen.fileio import read_regular_file
 from sitegen.session.entries import clip_nesting
 from sitegen.session.load import read_header
 
@@ -188,12 +188,7 @@ def _read_text(path: Path) -> str:
     except (OSError, RuntimeError) as error:
         raise ArtifactError(f"Cannot read {path}: {error}") from None
     try:
-        # Non-blocking open: opening a FIFO for reading would otherwise already wait.
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb", buffering=0) as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ArtifactError(f"Cannot read {path}: not a regular file")
-            data = handle.readall() if info.st_size <= MAX_READ_BYTES else handle.read(MAX_READ_BYTES + 1)
+        data = read_regular_file(path, MAX_READ_BYTES)
     except OSError as error:
         raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
     text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
