@@ -184,10 +184,9 @@ def list_command(
         typer.echo("No sessions found." + ("" if all_projects else " Try --all."))
         return
     from sitegen.render.page import format_time
-    from sitegen.session.entries import shorten
 
     for info in infos:
-        title = shorten(info.title or info.first_message or "(no messages)", 70)
+        title = info.display_title
         where = f"  {info.cwd}" if all_projects else ""
         line = f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}"
         typer.echo(_visible(line))

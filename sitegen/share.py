@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 from sitegen.errors import ShareCancelled, ShareError, SitegenError
-from sitegen.session.entries import shorten
+from sitegen.titles import session_title
 
 if TYPE_CHECKING:
     from sitegen.transcript.model import Transcript
@@ -176,7 +176,12 @@ def gist_title(transcript: Transcript, redact: Callable[[str], str] | None) -> s
     onto one line and cut: a key's lines joined, or a token cut short, no longer match the patterns."""
     if redact is None:
         return transcript.display_title
-    return shorten(redact(transcript.title or transcript.first_message or transcript.session_id), 200)
+    return session_title(
+        redact(transcript.title) if transcript.title else None,
+        map(redact, transcript.texts_of("user")),
+        map(redact, transcript.texts_of("assistant")),
+        redact(transcript.source_path.name),
+    )
 
 
 def gist_file_name(title: str) -> str:

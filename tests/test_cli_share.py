@@ -209,13 +209,13 @@ def test_redaction_reaches_ids_models_roles_tool_names_and_argument_keys(tmp_pat
 def test_gist_title_is_redacted_before_it_is_shortened(
     tmp_path: Path, temp_dir: Path, fake_gh: Callable[..., Path]
 ) -> None:
-    # The title folds the first message onto one line and cuts it: a key's body, its lines joined,
-    # no longer looks like a key, so the whole message is redacted first.
+    # The title is the first line of the first message, cut: a key's header on that line, its body
+    # below, is no longer a whole key there, so the whole message is redacted first.
     body = "".join(f"{n:02d}Zq9" + "Ab3+Cd5/" * 7 for n in range(6))
     key = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
     b = SessionBuilder(session_id="share-4")
     pem = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{key}\n-----END OPENSSH PRIVATE KEY-----"
-    b.user("u1", f"ZZ_TITLE_ZZ my deploy key:\n{pem}")
+    b.user("u1", f"ZZ_TITLE_ZZ my deploy key: {pem}")
     session = b.write(tmp_path / "share-4.jsonl")
     folder = fake_gh()
     result = runner.invoke(app, ["share", str(session)])

@@ -278,10 +278,11 @@ def test_reused_call_ids_pair_with_the_latest_call() -> None:
 
 def test_zero_times_and_missing_fields() -> None:
     zero = "0001-01-01T00:00:00Z"
-    transcript = transcript_from_odek({"id": SID, "created_at": zero, "updated_at": zero}, Path("x.json"))
+    transcript = transcript_from_odek({"id": SID, "created_at": zero, "updated_at": zero}, Path(f"{SID}.json"))
     assert transcript.created_ms is None and transcript.modified_ms is None
     assert transcript.nodes == [] and transcript.title is None and transcript.turns == 0
-    assert transcript.display_title == SID
+    # No name, prompt or reply: the session is named by its file.
+    assert transcript.display_title == f"{SID}.json"
 
 
 def test_parse_arguments() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from sitegen import titles
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
 from sitegen.fileio import read_regular_file
 from sitegen.session.entries import Header, message_text
@@ -70,6 +71,13 @@ class SessionInfo:
     parent_session: str | None
     size: int
     agent_dir: Path | None  # None for a file found in a flat sessions folder
+    # The first user text that is not only a slash command ("/mode"): what titles the session.
+    first_prompt: str = ""
+
+    @property
+    def display_title(self) -> str:
+        """The title every listing shows (sitegen.titles.session_title)."""
+        return titles.session_title(self.title, [self.first_prompt], fallback=self.path.name)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -236,10 +244,12 @@ def _first_user_text(record: Any) -> str:
     return message_text(message.get("content")).strip()
 
 
-def _scan_body(path: Path) -> tuple[int, str, list[dict[str, Any]]]:
-    """Message count, first user text and the name records, parsing only the lines that need it."""
+def _scan_body(path: Path) -> tuple[int, str, str, list[dict[str, Any]]]:
+    """Message count, first user text, first prompt that is not a slash command, and the name records,
+    parsing only the lines that need it."""
     count = 0
     first = ""
+    prompt = ""
     names: list[dict[str, Any]] = []
     match_type = _TYPE_AT_START.match
     with open(path, "rb") as handle:
@@ -252,8 +262,10 @@ def _scan_body(path: Path) -> tuple[int, str, list[dict[str, Any]]]:
                     if not line.rstrip().endswith(b"}"):
                         continue
                     count += 1
-                    if not first and _USER_ROLE.search(line):
-                        first = _first_user_text(_parse(line))
+                    if not prompt and _USER_ROLE.search(line):
+                        text = _first_user_text(_parse(line))
+                        first = first or text
+                        prompt = "" if titles.is_slash_command(text) else text
                 elif kind in (b"session_info", b"title_change"):
                     record = _parse(line)
                     if isinstance(record, dict):
@@ -268,11 +280,13 @@ def _scan_body(path: Path) -> tuple[int, str, list[dict[str, Any]]]:
             kind_str = record.get("type")
             if kind_str == "message":
                 count += 1
-                if not first:
-                    first = _first_user_text(record)
+                if not prompt:
+                    text = _first_user_text(record)
+                    first = first or text
+                    prompt = "" if titles.is_slash_command(text) else text
             elif kind_str in ("session_info", "title_change"):
                 names.append(record)
-    return count, first, names
+    return count, first, prompt, names
 
 
 def _iso_from_ms(ms: int) -> str:
@@ -292,7 +306,7 @@ def _header_cwd(header: Header) -> str:
 def _info(path: Path, header: Header, title_slot: dict[str, Any] | None, agent_dir: Path | None) -> SessionInfo | None:
     try:
         stat = path.stat()
-        count, first, names = _scan_body(path)
+        count, first, prompt, names = _scan_body(path)
     except OSError:
         return None
     modified = stat.st_mtime_ns // 1_000_000
@@ -310,6 +324,7 @@ def _info(path: Path, header: Header, title_slot: dict[str, Any] | None, agent_d
         parent_session=_str_or_none(header.get("parentSession")) or _str_or_none(header.get("branchedFrom")),
         size=stat.st_size,
         agent_dir=agent_dir,
+        first_prompt=prompt,
     )
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from sitegen.titles import clip
+
 __all__ = [
     "CURRENT_VERSION",
     "EXTRA_ENTRY_TYPES",
@@ -174,11 +176,5 @@ def message_text(content: object) -> str:
 
 
 def shorten(text: str, limit: int) -> str:
-    """Text on one line, at most limit characters: cut at a word boundary where one is near, with "…"."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    cut = line.rfind(" ", 0, limit)
-    if cut < limit * 2 // 3:  # one long word (a URL, a path): cut inside it
-        cut = limit - 1
-    return line[:cut].rstrip(" ,.;:") + "…"
+    """Text on one line, at most limit characters, with "…" (the titles module's clip)."""
+    return clip(text, limit)

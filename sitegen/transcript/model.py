@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitegen.session.entries import shorten
 from sitegen.session.tree import SessionTree
+from sitegen.titles import session_title
 
 __all__ = [
     "NODE_KINDS",
@@ -172,16 +173,22 @@ class Transcript:
 
     @property
     def first_message(self) -> str:
+        for text in self.texts_of("user"):
+            return text
+        return ""
+
+    def texts_of(self, kind: str) -> Iterator[str]:
+        """The text of each node of a kind, in file order, skipping nodes without text."""
         for node in self.nodes:
-            if node.kind == "user":
+            if node.kind == kind:
                 text = "\n".join(p.text for p in node.parts if p.kind == "text").strip()
                 if text:
-                    return text
-        return ""
+                    yield text
 
     @property
     def display_title(self) -> str:
-        return shorten(self.title or self.first_message or self.session_id, 200)
+        """The session's title everywhere it is named (sitegen.titles.session_title)."""
+        return session_title(self.title, self.texts_of("user"), self.texts_of("assistant"), self.source_path.name)
 
     def totals(self, nodes: list[Node] | None = None) -> Totals:
         """Counts, tokens and cost over the given nodes (default: every node in the file)."""

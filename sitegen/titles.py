@@ -1,0 +1,224 @@
+"""Plain-text titles and one-line snippets: how every page, listing and search result names a session or entry."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "TITLE_CHARS",
+    "clip",
+    "first_line",
+    "first_line_of",
+    "is_slash_command",
+    "plain_text",
+    "relative_path",
+    "session_title",
+    "snippet",
+    "tool_subject",
+]
+
+# A title or a snippet is at most this many characters, an ellipsis included.
+TITLE_CHARS = 80
+
+# Block syntax at the start of a line: heading marks, quote marks, list bullets and numbers, task boxes.
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
+_HEADING_TAIL = re.compile(r"\s+#+\s*$")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
+_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+_RULE = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
+_TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# Inline syntax: images and links keep their text, code spans their code, emphasis its words.
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
+_LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^)\n]*)\)|\[([^\]\n]+)\]\[[^\]\n]*\]")
+_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+# Single _ emphasis only at word edges, so snake_case names keep their underscores.
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_ESCAPE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+_TABLE_PIPES = re.compile(r"\s*\|\s*")
+_KEPT = re.compile("\x00(\\d+)\x00")
+# A slash command typed alone: "/mode", "/model gpt-4o", "/skill:review"; a path is not one.
+_SLASH_COMMAND = re.compile(r"/[A-Za-z][\w:-]*(?:\s+\S+)?")
+
+
+def clip(text: str, limit: int = TITLE_CHARS) -> str:
+    """Text on one line, at most limit characters: cut at a word boundary where one is near, with "…"."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line.rfind(" ", 0, limit)
+    if cut < limit * 2 // 3:  # one long word (a URL, a path): cut inside it
+        cut = limit - 1
+    return line[:cut].rstrip(" ,.;:") + "…"
+
+
+def _inline(line: str) -> str:
+    """One line of markdown as the words a reader sees."""
+    # Code spans and backslash escapes are literal: set aside first, put back last.
+    kept: list[str] = []
+
+    def keep(text: str) -> str:
+        kept.append(text)
+        return f"\x00{len(kept) - 1}\x00"
+
+    line = line.replace("\x00", "")
+    if "`" in line:
+        line = _CODE_SPAN.sub(lambda m: keep(m.group(2).strip() or m.group(2)), line)
+    if "\\" in line:
+        line = _ESCAPE.sub(lambda m: keep(m.group(1)), line)
+    if "[" in line:
+        line = _IMAGE.sub(r"\1", line)
+        line = _LINK.sub(lambda m: m.group(1) or m.group(2), line)
+    if "<" in line:
+        line = _AUTOLINK.sub(r"\1", line)
+    if "*" in line or "_" in line:
+        line = _STRONG.sub(r"\2", line)
+        line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)
+    if "~~" in line:
+        line = _STRIKE.sub(r"\1", line)
+    if kept:
+        line = _KEPT.sub(lambda m: kept[int(m.group(1))], line)
+    return line
+
+
+def _block(line: str) -> str | None:
+    """A line without its block marks; None for a line that shows no words (a rule, a fence, a divider)."""
+    if _FENCE.match(line) or _RULE.match(line) or _TABLE_DIVIDER.match(line):
+        return None
+    line = _QUOTE.sub("", line)
+    if _HEADING.match(line):
+        line = _HEADING_TAIL.sub("", _HEADING.sub("", line))
+    line = _LIST_ITEM.sub("", line)
+    if line.lstrip().startswith("|"):
+        line = _TABLE_PIPES.sub(" ", line)
+    return line
+
+
+def plain_text(markdown: str) -> str:
+    """The whole text as plain words on one line: markdown marks dropped, code kept, whitespace collapsed."""
+    words: list[str] = []
+    for raw in markdown.splitlines():
+        line = _block(raw)
+        if line is not None and line.strip():
+            words.append(_inline(line))
+    return " ".join(" ".join(words).split())
+
+
+def first_line(markdown: str) -> str:
+    """The first line that shows words, as plain text."""
+    for raw in markdown.splitlines():
+        if not raw.strip():
+            continue
+        line = _block(raw)
+        if line is None:
+            continue
+        text = " ".join(_inline(line).split())
+        if text:
+            return text
+    return ""
+
+
+def snippet(markdown: str, limit: int = TITLE_CHARS) -> str:
+    """The first line of a message as plain text, at most limit characters."""
+    return clip(first_line(markdown), limit)
+
+
+def is_slash_command(text: str) -> bool:
+    """A prompt that is only a command to the agent ("/mode", "/model gpt-4o"), not words to the model."""
+    return _SLASH_COMMAND.fullmatch(text.strip()) is not None
+
+
+def session_title(
+    name: str | None, prompts: Iterable[str], replies: Iterable[str] = (), fallback: str = ""
+) -> str:
+    """A session's title: its name, else its first prompt that is not only a slash command, else the first
+    reply, else the fallback (the file name). Plain text, one line, at most TITLE_CHARS; never empty."""
+    if name and (title := snippet(name)):
+        return title
+    for texts in (prompts, replies):
+        for text in texts:
+            if not is_slash_command(text) and (title := snippet(text)):
+                return title
+    return clip(fallback) or "(untitled session)"
+
+
+def relative_path(path: str, cwd: str) -> str:
+    """A path as the session's directory sees it: relative when inside it, as written otherwise."""
+    if not cwd or not path.startswith("/"):
+        return path
+    base = cwd.rstrip("/")
+    if path == base:
+        return "."
+    if base and path.startswith(base + "/"):
+        return path[len(base) + 1 :]
+    return path
+
+
+# Tool names by what they do; agents name the same tool differently.
+_SHELL_TOOLS = frozenset({"bash", "shell", "exec", "run_command", "execute_command", "python", "js"})
+_FILE_TOOLS = frozenset(
+    {"read", "read_file", "view", "write", "write_file", "create_file", "edit", "str_replace", "edit_file", "multiedit"}
+)
+_SEARCH_TOOLS = frozenset({"grep", "find", "glob", "rg", "search", "ls", "list_files"})
+_TASK_TOOLS = frozenset({"task", "subagent", "agent", "spawn_agent"})
+_PATH_KEYS = ("path", "file_path", "filePath", "file")
+_COMMAND_KEYS = ("command", "cmd", "code", "script")
+_PATTERN_KEYS = ("pattern", "query", "regex", "glob", "path")
+
+
+def _first_str(args: Mapping[str, Any], keys: Iterable[str]) -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def _first_value(args: Mapping[str, Any]) -> str:
+    """The first argument of an unknown tool, as short text."""
+    for value in args.values():
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int | float):
+            return str(value)
+    return ""
+
+
+def tool_subject(name: str, arguments: Any, cwd: str = "") -> str:
+    """What a tool call was about, on one line: the command, the path, the pattern, the task."""
+    args: Mapping[str, Any] = arguments if isinstance(arguments, dict) else {}
+    lowered = name.lower()
+    if lowered in _SHELL_TOOLS:
+        subject = first_line_of(_first_str(args, _COMMAND_KEYS))
+    elif lowered in _FILE_TOOLS:
+        subject = relative_path(_first_str(args, _PATH_KEYS), cwd)
+    elif lowered in _SEARCH_TOOLS:
+        subject = _first_str(args, _PATTERN_KEYS)
+        where = _first_str(args, ("path", "dir", "directory"))
+        if subject and where and where != subject:
+            subject = f"{subject} in {relative_path(where, cwd)}"
+    elif lowered in _TASK_TOOLS:
+        agent = _first_str(args, ("agent", "subagent_type", "name"))
+        what = _first_str(args, ("description", "task", "prompt"))
+        if not what and isinstance(args.get("tasks"), list):
+            count = len(args["tasks"])
+            what = f"{count} task{'s' if count != 1 else ''}"
+        subject = f"{agent}: {what}" if agent and what else agent or what
+    else:
+        subject = _first_value(args) if args else (arguments if isinstance(arguments, str) else "")
+    return clip(first_line_of(subject), TITLE_CHARS)
+
+
+def first_line_of(text: str) -> str:
+    """The first non-blank line of plain text (a command, an argument), stripped."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""

@@ -1,0 +1,123 @@
+"""Titles and snippets: markdown stripped, one line, at most 80 characters, never empty; slash commands skipped."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitegen.titles import (
+    TITLE_CHARS,
+    clip,
+    first_line,
+    is_slash_command,
+    plain_text,
+    relative_path,
+    session_title,
+    snippet,
+    tool_subject,
+)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        ("## Fix **the** `login` bug\nand more", "Fix the login bug"),
+        ("> quoted [a link](https://x.example) and ![a cat](cat.png)", "quoted a link and a cat"),
+        ("```python\nprint('hi')\n```", "print('hi')"),
+        ("---\n\n   \n* first bullet", "first bullet"),
+        ("1. [x] done item", "done item"),
+        ("snake_case_name stays, *emphasis* and _this_ go", "snake_case_name stays, emphasis and this go"),
+        ("| col a | col b |\n|---|---|\n| 1 | 2 |", "col a col b"),
+        ("~~old~~ new \\*literal\\*", "old new *literal*"),
+        ("see <https://example.org/x>", "see https://example.org/x"),
+        ("`` code with ` tick ``", "code with ` tick"),
+        ("Heading ###\n", "Heading ###"),
+        ("### Heading ###", "Heading"),
+    ],
+)
+def test_first_line_strips_markdown(markdown: str, expected: str) -> None:
+    assert first_line(markdown) == expected
+
+
+def test_plain_text_keeps_every_line_and_code() -> None:
+    text = "# Plan\n\n- read `a.py`\n- **fix** it\n\n```\nrun()\n```\n"
+    assert plain_text(text) == "Plan read a.py fix it run()"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "command"),
+    [
+        ("/mode", True),
+        ("  /compact  ", True),
+        ("/model gpt-4o", True),
+        ("/skill:review", True),
+        ("/Users/me/app.ts why does this crash?", False),
+        ("/fix the login bug in the header please", False),
+        ("fix /mode", False),
+        ("/", False),
+    ],
+)
+def test_slash_commands(prompt: str, command: bool) -> None:
+    assert is_slash_command(prompt) is command
+
+
+def test_session_title_prefers_name_then_prompt_then_reply_then_file() -> None:
+    assert session_title("**Release** 0.8", ["prompt"]) == "Release 0.8"
+    assert session_title(None, ["/mode", "## Port the *selector*\nsecond line"]) == "Port the selector"
+    assert session_title("", ["/mode"], ["I'll read `theme.md` first."]) == "I'll read theme.md first."
+    assert session_title(None, ["/mode", "   "], [], fallback="2026-01-01_abc.jsonl") == "2026-01-01_abc.jsonl"
+    assert session_title(None, [], [], fallback="") == "(untitled session)"
+
+
+def test_title_is_cut_to_eighty_characters_with_an_ellipsis() -> None:
+    title = session_title(None, ["word " * 40])
+    assert len(title) <= TITLE_CHARS
+    assert title.endswith("…")
+
+
+@given(st.text(max_size=400))
+def test_snippets_are_one_short_line(text: str) -> None:
+    line = snippet(text)
+    assert "\n" not in line
+    assert len(line) <= TITLE_CHARS
+    assert line == line.strip()
+
+
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_titles_are_never_empty(name: str, prompt: str) -> None:
+    title = session_title(name or None, [prompt], [], fallback="file.jsonl")
+    assert title
+    assert len(title) <= TITLE_CHARS
+
+
+def test_clip_cuts_at_a_word_boundary() -> None:
+    assert clip("alpha beta gamma delta", 14) == "alpha beta…"
+    assert clip("a" * 100, 10) == "a" * 9 + "…"
+
+
+def test_relative_path() -> None:
+    assert relative_path("/work/app/src/a.ts", "/work/app") == "src/a.ts"
+    assert relative_path("/work/app", "/work/app/") == "."
+    assert relative_path("/work/application/a.ts", "/work/app") == "/work/application/a.ts"
+    assert relative_path("src/a.ts", "/work/app") == "src/a.ts"
+    assert relative_path("/etc/hosts", "") == "/etc/hosts"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("bash", {"command": "npm test -- --watch=false\necho done"}, "npm test -- --watch=false"),
+        ("read", {"path": "/work/app/src/app.ts", "offset": 10}, "src/app.ts"),
+        ("edit", {"file_path": "/elsewhere/x.py"}, "/elsewhere/x.py"),
+        ("grep", {"pattern": "TODO", "path": "/work/app/src"}, "TODO in src"),
+        ("glob", {"pattern": "**/*.ts"}, "**/*.ts"),
+        ("task", {"agent": "explore", "description": "find the callers"}, "explore: find the callers"),
+        ("task", {"tasks": [{}, {}]}, "2 tasks"),
+        ("web_fetch", {"url": "https://example.org", "max": 3}, "https://example.org"),
+        ("todo", {"count": 3}, "3"),
+        ("weird", "not json", "not json"),
+    ],
+)
+def test_tool_subject(name: str, arguments: object, expected: str) -> None:
+    assert tool_subject(name, arguments, "/work/app") == expected
