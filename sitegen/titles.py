@@ -133,9 +133,7 @@ def is_slash_command(text: str) -> bool:
     return _SLASH_COMMAND.fullmatch(text.strip()) is not None
 
 
-def session_title(
-    name: str | None, prompts: Iterable[str], replies: Iterable[str] = (), fallback: str = ""
-) -> str:
+def session_title(name: str | None, prompts: Iterable[str], replies: Iterable[str] = (), fallback: str = "") -> str:
     """A session's title: its name, else its first prompt that is not only a slash command, else the first
     reply, else the fallback (the file name). Plain text, one line, at most TITLE_CHARS; never empty."""
     if name and (title := snippet(name)):
@@ -196,7 +194,7 @@ def tool_subject(name: str, arguments: Any, cwd: str = "") -> str:
     args: Mapping[str, Any] = arguments if isinstance(arguments, dict) else {}
     lowered = name.lower()
     if lowered in _SHELL_TOOLS:
-        subject = first_line_of(_first_str(args, _COMMAND_KEYS))
+        subject = _command_line(_first_str(args, _COMMAND_KEYS), cwd)
     elif lowered in _FILE_TOOLS:
         subject = relative_path(_first_str(args, _PATH_KEYS), cwd)
     elif lowered in _SEARCH_TOOLS:
@@ -214,6 +212,24 @@ def tool_subject(name: str, arguments: Any, cwd: str = "") -> str:
     else:
         subject = _first_value(args) if args else (arguments if isinstance(arguments, str) else "")
     return clip(first_line_of(subject), TITLE_CHARS)
+
+
+# A command that starts by changing directory: "cd /work/app && npm test".
+_CD_PREFIX = re.compile(r"cd\s+(\"[^\"]+\"|'[^']+'|\S+)\s*(?:&&|;)\s*")
+
+
+def _command_line(command: str, cwd: str) -> str:
+    """A command's first line; a leading cd into the session's directory is dropped, one below it is
+    made relative, so the row says what was run."""
+    line = first_line_of(command)
+    match = _CD_PREFIX.match(line)
+    if match is None or not cwd:
+        return line
+    target = relative_path(match.group(1).strip("\"'"), cwd)
+    rest = line[match.end() :]
+    if target == ".":
+        return rest or line
+    return line if target.startswith("/") else f"cd {target} && {rest}"
 
 
 def first_line_of(text: str) -> str:

@@ -81,9 +81,9 @@
 
   function buildIndex() {
     var units = [];
-    // The header's collapsed parts first: the system prompt and tool list are text the model saw.
+    // The closed sections under the header first: the system prompt and tool list are text the model saw.
     var headerParts = doc.querySelectorAll(
-      ".session-header details.system-prompt, .session-header details.tool-list, .session-header details.buffer"
+      ".page-details details.system-prompt, .page-details details.tool-list, .page-details details.buffer"
     );
     for (var h = 0; h < headerParts.length; h++) {
       var part = indexEntry(headerParts[h]);

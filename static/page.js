@@ -1,4 +1,6 @@
-/* sitegen session page: branch switching, filters, folding keys, find in page and copy links. */
+/* sitegen session page, the core: entries and their paths, branch switching, deep links, filters,
+   folding, copy links and print. Feature modules (tree, outline, context, find, images) use
+   window.sitegenPage and the events it sends: sitegen:view, sitegen:path, sitegen:open, sitegen:inview. */
 (function () {
   "use strict";
 
@@ -12,34 +14,8 @@
     doc.dispatchEvent(new Event("sitegen:view"));
   }
 
-  // ---- Number formats: the same as sitegen/render/page.py so recomputed stats match the server ----
-
-  function groupThousands(count) {
-    return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  }
-
-  // Python rounds an exact tie to even where toFixed rounds it up; only exact ties differ.
-  function fixedLikePython(count, unit, digits, fivePart) {
-    var text = (count / unit).toFixed(digits);
-    var step = unit / Math.pow(10, digits);
-    var rest = count % step;
-    if (rest * 2 === step && count % fivePart === 0) {
-      var lower = (count - rest) / step;
-      if (lower % 2 === 0) {
-        text = (lower / Math.pow(10, digits)).toFixed(digits);
-      }
-    }
-    return text;
-  }
-
-  function formatTokens(count) {
-    if (count >= 1000000) {
-      return fixedLikePython(count, 1000000, 1, 15625) + "M";
-    }
-    if (count >= 10000) {
-      return fixedLikePython(count, 1000, 0, 125) + "k";
-    }
-    return groupThousands(count);
+  function announce(name, detail) {
+    doc.dispatchEvent(new CustomEvent(name, { detail: detail }));
   }
 
   // ---- The tree: maps built once, so switching branches touches only what changes ----
@@ -58,7 +34,6 @@
   var shown = new Set();
   var defaultLeaf = body.getAttribute("data-leaf") || "";
   var shownLeaf = defaultLeaf;
-  var currentRow = null;
 
   // Entries and tool results: the elements with a parent link; their ids are "entry-" + entry id.
   var entryEls = conversation ? conversation.querySelectorAll("[data-parent]") : [];
@@ -77,13 +52,12 @@
   for (var r = 0; r < rowEls.length; r++) {
     rowById.set(rowEls[r].getAttribute("data-id"), rowEls[r]);
   }
-  // Children are in timestamp order in the tree (and in the conversation when there is no tree).
-  var ordered = rowEls.length ? rowEls : entryEls;
-  for (var k = 0; k < ordered.length; k++) {
-    var childId = rowEls.length ? ordered[k].getAttribute("data-id") : entryIdOf(ordered[k]);
-    var parentId = parentOf.get(childId);
+  // The conversation lists entries depth first with children in timestamp order (as the tree does),
+  // so the last child seen of each entry is its newest. Tools-only messages have no tree row.
+  for (var k = 0; k < entryEls.length; k++) {
+    var parentId = parentOf.get(entryIdOf(entryEls[k]));
     if (parentId) {
-      newestChild.set(parentId, childId);
+      newestChild.set(parentId, entryIdOf(entryEls[k]));
     }
   }
 
@@ -141,58 +115,8 @@
     }
     // The live server's reload script reads this to bring the reader back to the same branch.
     body.setAttribute("data-leaf", leaf);
-    updateStats(path);
+    announce("sitegen:path", { leaf: leaf });
     viewChanged();
-  }
-
-  // ---- Branch stats in the header: messages, tool calls, tokens and cost of the shown path ----
-
-  var statCells = doc.querySelectorAll("td.branch-stat[data-stat]");
-  var serverStats = [];
-  for (var s = 0; s < statCells.length; s++) {
-    serverStats.push(statCells[s].textContent);
-  }
-
-  function updateStats(path) {
-    if (!statCells.length) {
-      return;
-    }
-    var texts = serverStats;
-    // The server's own figures for the default path avoid any float drift from re-adding costs.
-    if (shownLeaf !== defaultLeaf) {
-      var messages = 0;
-      var calls = 0;
-      var usage = [0, 0, 0, 0, 0];
-      for (var i = 0; i < path.length; i++) {
-        var entry = entryById.get(path[i]);
-        if (!entry) {
-          continue;
-        }
-        if (entry.classList.contains("kind-user") || entry.classList.contains("kind-assistant")) {
-          messages++;
-        }
-        calls += Number(entry.getAttribute("data-calls")) || 0;
-        var fields = (entry.getAttribute("data-usage") || "").split(" ");
-        for (var f = 0; f < 5 && f < fields.length; f++) {
-          usage[f] += Number(fields[f]) || 0;
-        }
-      }
-      texts = [
-        groupThousands(messages),
-        groupThousands(calls),
-        formatTokens(usage[0]),
-        formatTokens(usage[1]),
-        formatTokens(usage[2]),
-        formatTokens(usage[3]),
-        "$" + usage[4].toFixed(4),
-      ];
-    }
-    for (var c = 0; c < statCells.length; c++) {
-      var index = Number(statCells[c].getAttribute("data-stat"));
-      if (texts[index] !== undefined) {
-        statCells[c].textContent = texts[index];
-      }
-    }
   }
 
   // ---- Navigation: tree clicks, deep links and the back button ----
@@ -201,18 +125,26 @@
 
   // Entries skip rendering while off screen (content-visibility), so their real heights only
   // appear once drawn and a first jump can land short: repeat it for a few frames until it holds.
+  // Entries drawn for the first time on the way change the distance again: keep at it until two frames
+  // in a row find the target in place (or a second has passed).
   function scrollSettled(distance) {
     var job = ++scrollJob;
     var frames = 0;
+    var still = 0;
     function step() {
       if (job !== scrollJob) {
         return;
       }
       var delta = distance();
       if (Math.abs(delta) >= 2) {
+        var before = window.scrollY;
         window.scrollBy(0, delta);
+        // At the top or the bottom of the page the target cannot come closer: that is in place too.
+        still = window.scrollY === before ? still + 1 : 0;
+      } else {
+        still++;
       }
-      if (++frames < 6) {
+      if (still < 2 && ++frames < 60) {
         window.requestAnimationFrame(step);
       }
     }
@@ -226,25 +158,10 @@
     });
   }
 
-  function markCurrent(id) {
-    if (currentRow) {
-      currentRow.classList.remove("current");
-      currentRow.removeAttribute("aria-current");
-    }
-    currentRow = rowById.get(id) || null;
-    if (currentRow) {
-      currentRow.classList.add("current");
-      currentRow.setAttribute("aria-current", "true");
-    }
-  }
-
-  function revealRow(row) {
-    // Scroll the sidebar only: scrollIntoView would also move the page away from the entry.
-    if (!treeNav || treeNav.scrollHeight <= treeNav.clientHeight) {
-      return;
-    }
-    var offset = row.getBoundingClientRect().top - treeNav.getBoundingClientRect().top;
-    treeNav.scrollTop = Math.max(0, treeNav.scrollTop + offset - treeNav.clientHeight / 3);
+  // What a jump lands on: a tool's result is shown inside its call, so the call's card is the target.
+  function landingOf(entry) {
+    var card = entry.classList.contains("tool-result") ? entry.closest(".tool") : null;
+    return card || entry;
   }
 
   function openEntry(id, keepPath, fromTree) {
@@ -255,15 +172,25 @@
     if (!(keepPath && shown.has(id))) {
       showPath(newestLeafBelow(id));
     }
-    markCurrent(id);
+    announce("sitegen:open", { id: id, fromTree: !!fromTree });
     // A filter that hides the target would make the jump look broken: show everything instead.
     if (!entry.getClientRects().length) {
       setFilter("all");
     }
-    if (currentRow && !fromTree) {
-      revealRow(currentRow);
+    scrollToElement(landingOf(entry));
+  }
+
+  // Open a branch at a given entry: show the path to leaf, then scroll to where the branch starts.
+  function openBranch(leaf, start) {
+    showPath(leaf);
+    var entry = entryById.get(start) || entryById.get(leaf);
+    if (entry) {
+      announce("sitegen:open", { id: start, fromTree: false });
+      if (!entry.getClientRects().length) {
+        setFilter("all");
+      }
+      scrollToElement(landingOf(entry));
     }
-    scrollToElement(entry);
   }
 
   function idFromHash() {
@@ -281,6 +208,16 @@
   // The hash a tree click just set: its hashchange has nothing left to do.
   var hashFromTree = null;
 
+  // A tree row's click: open its entry and put it in the address, without the hashchange redoing it.
+  function openFromTree(id) {
+    openEntry(id, false, true);
+    var hash = "#entry-" + encodeURIComponent(id);
+    if (window.location.hash !== hash) {
+      hashFromTree = id;
+      window.location.hash = hash;
+    }
+  }
+
   window.addEventListener("hashchange", function () {
     var id = idFromHash();
     if (id !== null && id === hashFromTree) {
@@ -290,27 +227,19 @@
     }
   });
 
-  if (treeNav) {
-    treeNav.addEventListener("click", function (event) {
-      var row = event.target.closest("li[data-id]");
-      // Modified clicks keep their usual meaning (new tab, new window).
-      if (!row || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
-        return;
-      }
-      event.preventDefault();
-      var id = row.getAttribute("data-id");
-      openEntry(id, false, true);
-      var hash = "#entry-" + encodeURIComponent(id);
-      if (window.location.hash !== hash) {
-        hashFromTree = id;
-        window.location.hash = hash;
-      }
-    });
-  }
-
   // ---- Filters ----
 
   var filterButtons = doc.querySelectorAll("button.filter[data-filter]");
+
+  function currentFilter() {
+    var name = "default";
+    body.classList.forEach(function (cls) {
+      if (cls.indexOf("filter-") === 0) {
+        name = cls.slice("filter-".length);
+      }
+    });
+    return name;
+  }
 
   function setFilter(name) {
     var stale = [];
@@ -362,27 +291,24 @@
     toolsButton.setAttribute("aria-pressed", "false");
   }
 
-  function isTyping(target) {
-    if (!target || target.nodeType !== 1) {
-      return false;
-    }
-    var tag = target.tagName;
-    return target.isContentEditable || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
+  var keys = window.sitegenKeys;
+  if (keys) {
+    keys.add("t", "Open or close every thinking block", function () {
+      if (thinkingButton) {
+        toggleAll(THINKING, thinkingButton);
+      }
+    });
+    keys.add("o", "Open or close every folded tool output", function () {
+      if (toolsButton) {
+        toggleAll(TOOL_OUTPUT, toolsButton);
+      }
+    });
+    keys.add("/", "Find in page", function () {
+      if (findInput) {
+        findInput.focus();
+      }
+    });
   }
-
-  doc.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented || isTyping(event.target)) {
-      return;
-    }
-    if (event.key === "t" && thinkingButton) {
-      toggleAll(THINKING, thinkingButton);
-    } else if (event.key === "o" && toolsButton) {
-      toggleAll(TOOL_OUTPUT, toolsButton);
-    } else if (event.key === "/" && findInput) {
-      event.preventDefault();
-      findInput.focus();
-    }
-  });
 
   // ---- Copy link ----
 
@@ -483,8 +409,77 @@
     }
   });
 
-  // find.js scrolls to its matches the same way the tree scrolls to entries.
-  window.sitegenPage = { scrollSettled: scrollSettled };
+  // ---- The entry in view: sampled under the toolbar as the reader scrolls, one frame at a time ----
+
+  var inView = "";
+  var inViewQueued = false;
+  var toolbar = doc.querySelector(".toolbar");
+
+  function entryInView() {
+    if (!conversation) {
+      return "";
+    }
+    var box = conversation.getBoundingClientRect();
+    var top = (toolbar ? toolbar.getBoundingClientRect().bottom : 0) + 24;
+    var x = box.left + Math.min(40, box.width / 2);
+    for (var y = top; y < window.innerHeight; y += 48) {
+      var hit = doc.elementFromPoint(x, y);
+      var entry = hit && hit.closest ? hit.closest("[data-parent]") : null;
+      if (entry && conversation.contains(entry)) {
+        return entryIdOf(entry);
+      }
+    }
+    return "";
+  }
+
+  function updateInView() {
+    inViewQueued = false;
+    var id = entryInView();
+    if (id && id !== inView) {
+      inView = id;
+      announce("sitegen:inview", { id: id });
+    }
+  }
+
+  window.addEventListener(
+    "scroll",
+    function () {
+      if (!inViewQueued) {
+        inViewQueued = true;
+        window.requestAnimationFrame(updateInView);
+      }
+    },
+    { passive: true }
+  );
+
+  // The page's core, for the feature modules.
+  window.sitegenPage = {
+    scrollSettled: scrollSettled,
+    scrollToElement: scrollToElement,
+    entryById: entryById,
+    parentOf: parentOf,
+    rowById: rowById,
+    entryIdOf: entryIdOf,
+    pathTo: function (leaf) {
+      return pathTo(leaf).reverse();
+    },
+    shownLeaf: function () {
+      return shownLeaf;
+    },
+    isShown: function (id) {
+      return shown.has(id);
+    },
+    showPath: showPath,
+    openEntry: openEntry,
+    openFromTree: openFromTree,
+    openBranch: openBranch,
+    newestLeafBelow: newestLeafBelow,
+    setFilter: setFilter,
+    currentFilter: currentFilter,
+    entryInView: function () {
+      return inView || entryInView();
+    },
+  };
 
   // ---- Print: open collapsed parts where CSS cannot (browsers without ::details-content) ----
 

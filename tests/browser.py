@@ -13,7 +13,7 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Page, Route
 
-__all__ = ["CHROMIUM", "LAUNCH_ARGS", "PageWatch", "chromium", "open_page"]
+__all__ = ["CHROMIUM", "LAUNCH_ARGS", "PageWatch", "assert_clean", "chromium", "export_session", "open_page", "top_of"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Headless in a shared container: no sandbox or GPU, and none of the browser's own network chatter.
@@ -84,3 +84,22 @@ def open_page(
     page.route("**/*", on_route)
     page.goto(own_url + fragment)
     return page, watch
+
+
+def assert_clean(watch: PageWatch) -> None:
+    """No console error, no uncaught exception, no request beyond the page itself."""
+    assert watch.errors == [], watch.errors
+    assert watch.requests == [], watch.requests
+
+
+def top_of(page: Page, selector: str) -> float:
+    """Where the first element matching selector starts, from the top of the page, in CSS pixels."""
+    return float(page.evaluate(f"document.querySelector({selector!r}).getBoundingClientRect().top + scrollY"))
+
+
+def export_session(session: Path, out: Path) -> Path:
+    """Export a session file to a self-contained page, as `sitegen export` does; returns the page."""
+    from sitegen.render.export import export_page, load_transcript
+
+    export_page(load_transcript(session), out)
+    return out

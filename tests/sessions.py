@@ -45,9 +45,7 @@ class SessionBuilder:
         self.leaf = entry_id
         return entry_id
 
-    def message(
-        self, entry_id: str, role: str, content: Any, parent: str | bool | None = True, **extra: Any
-    ) -> str:
+    def message(self, entry_id: str, role: str, content: Any, parent: str | bool | None = True, **extra: Any) -> str:
         message = {"role": role, "content": content, "timestamp": self.clock + 1000, **extra}
         return self.add("message", entry_id, parent, message=message)
 
@@ -81,10 +79,7 @@ class SessionBuilder:
             "toolResult",
             [{"type": "text", "text": text}],
             parent,
-            toolCallId=call_id,
-            toolName=tool,
-            isError=False,
-            **extra,
+            **{"toolCallId": call_id, "toolName": tool, "isError": False, **extra},
         )
 
     def write(self, path: Path) -> Path:
@@ -109,9 +104,7 @@ def thinking(value: str) -> dict[str, Any]:
 def branching_session() -> SessionBuilder:
     """A session with two branches, a label, tools, thinking, a long output and a compaction."""
     b = SessionBuilder()
-    b.add(
-        "session_init", "init0001", None, systemPrompt="You are ZZ_SYSTEM_PROMPT_ZZ.", tools=["read", "bash"]
-    )
+    b.add("session_init", "init0001", None, systemPrompt="You are ZZ_SYSTEM_PROMPT_ZZ.", tools=["read", "bash"])
     b.add("model_change", "model001", model="anthropic/claude-test")
     b.user("user0001", "Please list the files ZZ_FIRST_USER_ZZ")
     b.assistant(
@@ -146,6 +139,74 @@ def branching_session() -> SessionBuilder:
         [tool_call("call0003", "edit", path="src/app.py", oldText="return 1\n", newText="return 2\n")],
     )
     b.tool_result("tres0003", "call0003", "edit", "Edited.")
+    return b
+
+
+# A 2x2 PNG (red, green, blue, white): small enough to inline, big enough to enlarge.
+TINY_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
+
+
+def reader_session() -> SessionBuilder:
+    """What a reader looks for: a failed command, reads and edits inside the project, a fork after the fix,
+    a compaction that keeps the second prompt, a subagent and an image.
+
+    Default path: U1 A1 R1 A2 R2 R3 A3 R4 A4 | U2 A5 R5 A6 C1 U3 A7 R7 U5 A9; the older branch from A4: U4 A8.
+    """
+    b = SessionBuilder(session_id="reader-0001", cwd="/work/shop")
+    b.add("session_init", "init0001", None, systemPrompt="You are a careful engineer.", tools=["bash", "read"])
+    b.user("u1", "## Fix the **login** bug\nUsers are logged out after a minute.")
+    b.assistant("a1", [text("Running the tests first."), tool_call("c1", "bash", command="npm test\n# then lint")])
+    b.tool_result(
+        "r1",
+        "c1",
+        "bash",
+        "FAIL src/login.test.ts\n  session expires too early",
+        isError=True,
+        details={"exitCode": 1},
+    )
+    b.assistant(
+        "a2",
+        [
+            tool_call("c2", "read", path="/work/shop/src/login.ts"),
+            tool_call("c3", "grep", pattern="maxAge", path="/work/shop/src"),
+        ],
+    )
+    b.tool_result("r2", "c2", "read", "export const maxAge = 60; // ZZ_READ_ZZ")
+    b.tool_result("r3", "c3", "grep", "src/login.ts:1: export const maxAge = 60;")
+    b.assistant("a3", [tool_call("c4", "edit", path="/work/shop/src/login.ts", oldText="60", newText="3600")])
+    b.tool_result(
+        "r4", "c4", "edit", "Edited.", details={"diff": "-1 export const maxAge = 60;\n+1 export const maxAge = 3600;"}
+    )
+    b.assistant("a4", [text("Fixed: `maxAge` was in seconds, not minutes.")])
+    # The older branch: the user changed their mind, then came back to the fix.
+    b.user("u4", "Actually, revert it ZZ_OLD_BRANCH_ZZ", parent="a4")
+    b.assistant("a8", [text("Reverted.")])
+    b.user("u2", "Add a test for the expiry ZZ_KEPT_ZZ", parent="a4")
+    b.assistant(
+        "a5",
+        [
+            text("Adding one."),
+            tool_call("c5", "write", path="/work/shop/src/login.test.ts", content="test('expiry', () => {});\n"),
+        ],
+    )
+    b.tool_result("r5", "c5", "write", "Wrote 1 line.")
+    b.assistant("a6", [text("The test passes.")])
+    b.add(
+        "compaction",
+        "c1mp",
+        summary="The login fix and its test. ZZ_SUMMARY_ZZ",
+        firstKeptEntryId="u2",
+        tokensBefore=52000,
+    )
+    b.user("u3", "Now look at the signup page ZZ_AFTER_ZZ")
+    b.assistant("a7", [tool_call("c7", "task", agent="explore", description="find the signup form")])
+    b.tool_result("r7", "c7", "task", "The form is in src/signup.tsx.")
+    b.message(
+        "u5", "user", [text("Here is how it looks"), {"type": "image", "mimeType": "image/png", "data": TINY_PNG}]
+    )
+    b.assistant("a9", [text("The button is misaligned.")])
     return b
 
 

@@ -160,7 +160,8 @@ def row_classes(page: Page, entry_id: str) -> list[str]:
 
 
 def branch_stats(page: Page) -> list[str]:
-    return page.locator("td.branch-stat").all_inner_texts()
+    # The totals sit in a closed section: their text, not what is painted.
+    return page.locator("td.branch-stat").all_text_contents()
 
 
 def expected_stats(session: Path, leaf: str) -> list[str]:
@@ -280,8 +281,10 @@ def test_filters(opened: tuple[Page, PageWatch]) -> None:
     assert not visible(page, CUSTOM)
     assert page.locator("button.filter.active").get_attribute("data-filter") == "default"
 
-    # Jumping to an entry the filter hides shows everything rather than nothing.
-    page.locator(f'#tree li[data-id="{CUSTOM}"] a').click()
+    # Jumping to an entry the filter hides (its tree row is filtered out too) shows everything.
+    assert not page.locator(f'#tree li[data-id="{CUSTOM}"]').is_visible()
+    page.evaluate(f"window.location.hash = '#entry-{CUSTOM}'")
+    page.wait_for_function(f"() => getComputedStyle(document.getElementById('entry-{CUSTOM}')).display !== 'none'")
     assert visible(page, CUSTOM)
     assert page.locator("button.filter.active").get_attribute("data-filter") == "all"
     assert_clean(watch)
@@ -365,11 +368,11 @@ def test_copy_link(opened: tuple[Page, PageWatch]) -> None:
     assert_clean(watch)
 
 
-def test_find_reaches_the_system_prompt_in_the_header(browser: Browser, tmp_path: Path) -> None:
+def test_find_reaches_the_system_prompt_under_the_header(browser: Browser, tmp_path: Path) -> None:
     out = export(branching_session().write(tmp_path / "init.jsonl"), tmp_path / "init.html")
     page, watch = open_page(browser, out)
     try:
-        prompt = page.locator(".session-header details.system-prompt")
+        prompt = page.locator(".page-details details.system-prompt")
         assert not prompt.evaluate("d => d.open")
         page.locator("#find").fill("zz_system_prompt_zz")
         page.locator("#find").press("Enter")
@@ -466,10 +469,21 @@ def test_phone_layout(browser: Browser, page_file: Path, tmp_path: Path) -> None
     page, watch = open_page(browser, page_file, width=390, height=844, color_scheme="dark")
     try:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        tree = page.locator("#tree").bounding_box()
+        # The tree is a drawer: closed, the conversation has the screen; the toolbar opens it over the page.
+        assert not page.locator("#sidebar").is_visible()
         conversation = page.locator("#conversation").bounding_box()
-        assert tree is not None and conversation is not None
-        assert tree["y"] + tree["height"] <= conversation["y"]  # stacked, not side by side
+        assert conversation is not None and conversation["x"] < 20
+        page.locator("#toggle-sidebar").click()
+        page.wait_for_function("() => getComputedStyle(document.getElementById('sidebar')).transform === 'none'")
+        assert page.locator("#toggle-sidebar").get_attribute("aria-expanded") == "true"
+        drawer = page.locator("#sidebar").bounding_box()
+        assert drawer is not None and drawer["x"] == 0 and drawer["width"] <= 390
+        page.screenshot(path=str(tmp_path / "phone-drawer.png"), full_page=False)
+        # A row opens its entry and closes the drawer, so the reader sees where they landed.
+        page.locator(f'#tree li[data-id="{OLD_USER}"] a').click()
+        page.wait_for_function("() => !document.body.classList.contains('sidebar-open')")
+        assert visible(page, OLD_USER)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.screenshot(path=str(tmp_path / "phone.png"), full_page=False)
         assert_clean(watch)
     finally:

@@ -9,6 +9,7 @@ from pathlib import Path
 from sessions import SessionBuilder, text, tool_call
 
 from sitegen.render.export import export_html, load_transcript
+from sitegen.render.page import PAGE_SCRIPTS, PAGE_STYLES
 
 PAYLOADS = [
     "<script>alert('ZZ_P1_ZZ')</script>",
@@ -30,7 +31,8 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "nav", "h1", "h2", "h3", "h4", "h5", "h6",
     "dl", "dt", "dd", "div", "code", "span", "table", "thead", "tbody", "tr", "th", "td", "details",
     "summary", "pre", "ul", "ol", "li", "p", "a", "strong", "em", "time", "article", "section", "main",
-    "footer", "button", "input", "img", "blockquote", "hr", "br", "del", "s", "script", "mark",
+    "footer", "button", "input", "img", "blockquote", "hr", "br", "del", "s", "script", "mark", "aside",
+    "dialog",
 }  # fmt: skip
 
 
@@ -84,9 +86,9 @@ def test_payloads_are_inert(tmp_path: Path) -> None:
     parser = TagCollector()
     parser.feed(html)
     tags = parser.tags
-    # Exactly our style element and our three scripts (theme in <head>, page and find at the end).
-    assert sum(1 for tag, _ in tags if tag == "script") == 3
-    assert sum(1 for tag, _ in tags if tag == "style") == 1
+    # Exactly our style elements and our scripts (theme in <head>, the page's modules at the end).
+    assert sum(1 for tag, _ in tags if tag == "script") == 1 + len(PAGE_SCRIPTS)
+    assert sum(1 for tag, _ in tags if tag == "style") == len(PAGE_STYLES)
     for tag, attrs in tags:
         assert tag in ALLOWED_TAGS, tag
         for name, value in attrs:

@@ -108,6 +108,9 @@ def test_relative_path() -> None:
     ("name", "arguments", "expected"),
     [
         ("bash", {"command": "npm test -- --watch=false\necho done"}, "npm test -- --watch=false"),
+        ("bash", {"command": "cd /work/app && npm run check"}, "npm run check"),
+        ("bash", {"command": "cd /work/app/pkg/core; make"}, "cd pkg/core && make"),
+        ("bash", {"command": "cd /tmp && ls"}, "cd /tmp && ls"),
         ("read", {"path": "/work/app/src/app.ts", "offset": 10}, "src/app.ts"),
         ("edit", {"file_path": "/elsewhere/x.py"}, "/elsewhere/x.py"),
         ("grep", {"pattern": "TODO", "path": "/work/app/src"}, "TODO in src"),

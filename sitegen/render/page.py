@@ -21,8 +21,17 @@ from sitegen.gcpause import heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import AttachmentResolver
 from sitegen.render.fragments import FragmentStore
+from sitegen.render.header import header_facts
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
 from sitegen.render.markdown import MarkdownRenderer
+from sitegen.render.navigation import (
+    MESSAGE_ENTRY_TYPES,
+    ROLE_NAMES,
+    branch_links,
+    display_order,
+    entry_name,
+    tree_rows,
+)
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
@@ -32,7 +41,6 @@ from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
 
-SNIPPET_CHARS = 90
 # Below this weight (_weight's units: about 70 ms of rendering in one process) a forked second
 # process saves too little to be worth starting.
 PARALLEL_MIN_WEIGHT = 400_000
@@ -40,8 +48,9 @@ PARALLEL_MIN_WEIGHT = 400_000
 CHUNK_NODES = 256
 # C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-# Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
-MAX_TREE_INDENT = 24
+# The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
+PAGE_STYLES = ("page.css", "sidebar.css", "highlight.css")
+PAGE_SCRIPTS = ("keys.js", "page.js", "totals.js", "tree.js", "outline.js", "context.js", "find.js", "images.js")
 
 
 @dataclass(slots=True)
@@ -61,6 +70,8 @@ class PageOptions:
     # agent id -> URL of the subagent's own page (site); the export embeds transcripts instead.
     subagent_urls: dict[str, str] = field(default_factory=dict)
     parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one
+    # (title, URL) of the session this one was forked from, when it is in the site.
+    parent_session_link: tuple[str, str] | None = None
     # Applied to text read from artifacts and sidecars (redaction for share), and to the structured
     # values of embedded sidecar transcripts (redaction by key, {"password": ...}).
     text_filter: Callable[[str], str] | None = None
@@ -72,19 +83,6 @@ class PageOptions:
 
 
 @dataclass(slots=True)
-class NavRow:
-    id: str
-    indent: int
-    kind: str
-    role: str
-    snippet: str
-    label: str | None
-    on_path: bool
-    leaf: bool
-    time: str
-
-
-@dataclass(slots=True)
 class EntryContext:
     """Lookups the entry macros need, for the page itself or an embedded subagent (prefix set)."""
 
@@ -93,6 +91,10 @@ class EntryContext:
     on_path: set[str]
     labels: dict[str, str]
     kept_marks: dict[str, str]
+    # Entries sent to the model as messages (the context view keeps only these), and how each
+    # compaction's first kept entry is named ("User: “Port the selector” · 10:21").
+    messages: set[str] = field(default_factory=set)
+    kept_names: dict[str, str] = field(default_factory=dict)
     prefix: str = ""
     system_prompt: str | None = None
     subagent_urls: dict[str, str] = field(default_factory=dict)
@@ -108,6 +110,25 @@ class EntryContext:
 def paired_result_ids(transcript: Transcript) -> set[str]:
     """Ids of tool-result nodes shown inside their call (so not again on their own)."""
     return {call.result.node_id for node in transcript.nodes for call in node.tool_calls if call.result is not None}
+
+
+def context_message_ids(transcript: Transcript) -> set[str]:
+    """Entries that reach the model as messages when on the kept part of a path (build_session_context)."""
+    if transcript.family != "pi":
+        return {node.id for node in transcript.nodes if node.kind in ("user", "assistant", "tool_result")}
+    return {node.id for node in transcript.nodes if node.meta.get("entryType") in MESSAGE_ENTRY_TYPES}
+
+
+def kept_names(transcript: Transcript) -> dict[str, str]:
+    """firstKeptEntryId -> how the compaction names it: its role, its first line and its time."""
+    names: dict[str, str] = {}
+    for node in transcript.nodes:
+        kept = node.meta.get("firstKeptEntryId") if node.kind == "compaction" else None
+        if isinstance(kept, str) and (target := transcript.by_id.get(kept)) is not None:
+            role = ROLE_NAMES.get(target.kind, target.kind.replace("_", " "))
+            when = format_time(target.time_ms)
+            names[kept] = f"{role}: “{entry_name(target, transcript.cwd)}”" + (f" · {when}" if when else "")
+    return names
 
 
 def kept_marks(transcript: Transcript) -> dict[str, str]:
@@ -182,35 +203,6 @@ def format_tokens(count: int) -> str:
     return f"{count:,}"
 
 
-def _snippet(node: Node, label: str | None) -> str:
-    text = ""
-    if node.kind in ("user", "assistant", "custom_message"):
-        text = " ".join(p.text for p in node.parts if p.kind == "text")
-        if not text and node.kind == "assistant":
-            calls = node.tool_calls
-            text = ", ".join(call.name for call in calls) if calls else "(no text)"
-    elif node.kind == "tool_result" and node.result is not None:
-        text = f"{node.result.tool_name} result"
-    elif node.kind == "execution":
-        text = f"$ {node.meta.get('command') or node.meta.get('code') or ''}"
-    elif node.kind in ("compaction", "branch_summary"):
-        text = str(node.meta.get("summary") or "")
-    elif node.kind == "model_change":
-        text = f"model → {node.model}"
-    elif node.kind == "thinking_change":
-        text = f"thinking → {node.meta.get('thinkingLevel')}"
-    elif node.kind == "mode_change":
-        text = f"mode → {node.meta.get('mode')}"
-    elif node.kind == "label":
-        text = f"label {node.meta.get('label') or '(cleared)'}"
-    elif node.kind == "title":
-        text = f"title → {node.meta.get('name') or node.meta.get('title') or ''}"
-    else:
-        text = str(node.meta.get("entryType") or node.kind)
-    text = " ".join(text.split())
-    return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
-
-
 class PageRenderer:
     """Holds the template environment and the caches that may be shared across many pages."""
 
@@ -256,15 +248,15 @@ class PageRenderer:
         with heap_frozen():
             yield from self._page_chunks(transcript, options, resolver)
 
-    def tool_view(self, call: ToolCall, resolver: AttachmentResolver) -> ToolView:
-        return build_tool_view(call, self.highlighter, resolver.attachments_for)
+    def tool_view(self, call: ToolCall, resolver: AttachmentResolver, cwd: str = "") -> ToolView:
+        return build_tool_view(call, self.highlighter, resolver.attachments_for, cwd)
 
     def render_nested(self, transcript: Transcript, resolver: AttachmentResolver, prefix: str) -> Markup:
         """A subagent transcript's default path, embedded; its ids are prefixed to stay unique."""
         paired = paired_result_ids(transcript)
         nodes = [node for node in transcript.path_nodes() if node.id not in paired]
         ctx = EntryContext(
-            tool_view=lambda call: self.tool_view(call, resolver),
+            tool_view=lambda call: self.tool_view(call, resolver, transcript.cwd),
             parents=transcript.tree.parent,
             on_path=set(),
             labels=transcript.tree.labels,
@@ -280,14 +272,16 @@ class PageRenderer:
         path_ids = tree.path_to(transcript.default_leaf)
         on_path = set(path_ids)
         paired = paired_result_ids(transcript)
-        order = _display_order(transcript, path_ids if options.branch_only else None)
+        order = display_order(transcript, path_ids if options.branch_only else None)
         nodes = [transcript.by_id[entry_id] for entry_id, _ in order]
         ctx = EntryContext(
-            tool_view=lambda call: self.tool_view(call, resolver),
+            tool_view=lambda call: self.tool_view(call, resolver, transcript.cwd),
             parents=tree.parent,
             on_path=on_path,
             labels=tree.labels,
             kept_marks=kept_marks(transcript),
+            messages=context_message_ids(transcript),
+            kept_names=kept_names(transcript),
             system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
         )
@@ -326,24 +320,14 @@ class PageRenderer:
         on_path: set[str],
     ) -> tuple[str, str]:
         """The page around the conversation, as the HTML before it and after it."""
-        tree = transcript.tree
-        nav = [
-            NavRow(
-                id=entry_id,
-                indent=min(indent, MAX_TREE_INDENT),
-                kind=transcript.by_id[entry_id].kind,
-                role=transcript.by_id[entry_id].role,
-                snippet=_snippet(transcript.by_id[entry_id], tree.labels.get(entry_id)),
-                label=tree.labels.get(entry_id),
-                on_path=entry_id in on_path,
-                leaf=not tree.children.get(entry_id),
-                time=format_time(transcript.by_id[entry_id].time_ms),
-            )
-            for entry_id, indent in order
-        ]
-        css, js, find_js, theme_js = (asset_text(name) for name in ("page.css", "page.js", "find.js", "theme.js"))
+        tree_nav = tree_rows(transcript, order, on_path)
+        branches = branch_links(transcript, order, on_path) if not options.branch_only else []
+        file_totals = transcript.totals()
+        scripts = [asset_text(name) for name in PAGE_SCRIPTS]
+        styles = [asset_text(name) for name in PAGE_STYLES]
+        theme_js = asset_text("theme.js")
         inline = options.inline_assets
-        csp = _content_security_policy(css if inline else None, [theme_js, js, find_js] if inline else None)
+        csp = _content_security_policy(styles if inline else None, [theme_js, *scripts] if inline else None)
         # Rendered around a slot for the conversation, which is streamed in its place. The slot is
         # random so that no session text can contain it.
         slot = f"sitegen-conversation-{os.urandom(16).hex()}"
@@ -351,15 +335,15 @@ class PageRenderer:
             t=transcript,
             options=options,
             conversation=Markup(slot),
-            nav=nav,
+            rows=tree_nav,
+            branches=branches,
             leaf=transcript.default_leaf,
-            file_totals=transcript.totals(),
+            facts=header_facts(transcript, file_totals),
+            file_totals=file_totals,
             path_totals=transcript.totals([transcript.by_id[i] for i in path_ids]),
-            branch_count=sum(1 for kids in tree.children.values() if not kids),
-            css=Markup(css) if inline else None,
-            js=Markup(js) if inline else None,
+            styles=_inlined(PAGE_STYLES, styles, inline),
             theme_js=Markup(theme_js) if inline else None,
-            find_js=Markup(find_js) if inline else None,
+            scripts=_inlined(PAGE_SCRIPTS, scripts, inline),
             csp=csp,
             version=__version__,
             totals_rows=_totals_rows,
@@ -381,6 +365,11 @@ class PageRenderer:
             if isinstance(path := call.arguments.get(key), str)
         }
         self.highlighter.prepare({lexer_name_for_path(path) for path in paths} - {None})
+
+
+def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple[str, Markup | None]]:
+    """Each asset's name with its text when the page carries it inline, else None (it is linked)."""
+    return [(name, Markup(text) if inline else None) for name, text in zip(names, texts, strict=True)]
 
 
 def _html_bytes(html: str) -> bytes:
@@ -412,25 +401,9 @@ def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
     ]
 
 
-def _display_order(transcript: Transcript, only: list[str] | None) -> list[tuple[str, int]]:
-    """Depth-first order (so every root-to-leaf path reads top to bottom), indenting at branch points."""
-    tree = transcript.tree
-    if only is not None:
-        return [(entry_id, 0) for entry_id in only]
-    result: list[tuple[str, int]] = []
-    stack = [(root, 1 if len(tree.roots) > 1 else 0) for root in reversed(tree.roots)]
-    while stack:
-        entry_id, indent = stack.pop()
-        result.append((entry_id, indent))
-        kids = tree.children[entry_id]
-        step = 1 if len(kids) > 1 else 0
-        stack.extend((kid, indent + step) for kid in reversed(kids))
-    return result
-
-
-def _content_security_policy(css: str | None, scripts: list[str] | None) -> str:
+def _content_security_policy(styles: list[str] | None, scripts: list[str] | None) -> str:
     """Only what the page carries: inline code by hash, images as data: URIs, nothing fetched."""
-    style = _csp_hash(css) if css is not None else "'self'"
+    style = " ".join(_csp_hash(s) for s in styles) if styles is not None else "'self'"
     script = " ".join(_csp_hash(s) for s in scripts) if scripts is not None else "'self'"
     # A site page may be served by `sitegen watch`, whose reload script listens to the server;
     # a self-contained page connects nowhere.

@@ -15,6 +15,7 @@ from sitegen.render.ansi import ansi_to_html
 from sitegen.render.highlight import Highlighter
 from sitegen.render.text import FOLD_AFTER_LINES, PREVIEW_LINES, Folded, escape_text, fold_text
 from sitegen.session.entries import json_text
+from sitegen.titles import relative_path
 from sitegen.transcript.model import Part, ToolCall, ToolResult
 
 __all__ = ["DiffLine", "ImageView", "ToolView", "build_tool_view", "result_text"]
@@ -193,8 +194,11 @@ def _diff_stat(lines: list[DiffLine]) -> str:
 AttachmentFinder = Callable[[str], list[Attachment]]
 
 
-def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: AttachmentFinder) -> ToolView:
-    """Choose the renderer by tool name; unknown tools get the generic view."""
+def build_tool_view(
+    call: ToolCall, highlighter: Highlighter, attachments: AttachmentFinder, cwd: str = ""
+) -> ToolView:
+    """Choose the renderer by tool name; unknown tools get the generic view. Paths in the header are
+    relative to the session's directory (cwd) when inside it."""
     result = call.result
     name = call.name
     lowered = name.lower()
@@ -231,13 +235,13 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
         view.kind = "read"
         path = _first_str(args, "path", "file_path", "filePath")
         extras = [f"{key} {args[key]}" for key in ("offset", "limit") if isinstance(args.get(key), int)]
-        view.summary = path + (f" ({', '.join(extras)})" if extras else "")
+        view.summary = relative_path(path, cwd) + (f" ({', '.join(extras)})" if extras else "")
         # Highlighted where it shows at once; a folded remainder is plain (pygments is the cost of a page).
         view.output = fold_text(text, lambda chunk: highlighter.file(chunk, path), escape_text)
     elif lowered in ("edit", "str_replace", "edit_file", "multiedit"):
         view.kind = "edit"
         path = _first_str(args, "path", "file_path", "filePath")
-        view.summary = path
+        view.summary = relative_path(path, cwd)
         stored = result.details.get("diff") if result is not None else None
         view.diff = _stored_diff(stored) if isinstance(stored, str) and stored.strip() else _edits_diff(args, path)
         view.diff_stat = _diff_stat(view.diff) if view.diff else ""
@@ -247,7 +251,7 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
     elif lowered in ("write", "write_file", "create_file"):
         view.kind = "write"
         path = _first_str(args, "path", "file_path", "filePath")
-        view.summary = path
+        view.summary = relative_path(path, cwd)
         content = _first_str(args, "content", "text", "file_text", "contents", "data")
         if content:
             view.input = fold_text(content, lambda chunk: highlighter.file(chunk, path), escape_text)

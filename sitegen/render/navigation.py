@@ -1,0 +1,231 @@
+"""What the page's navigation says: a row per step (a call and its result are one), branches, kept-from names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sitegen.titles import TITLE_CHARS, clip, first_line_of, snippet, tool_subject
+from sitegen.transcript.model import Node, ToolCall, Transcript
+
+__all__ = [
+    "MAX_TREE_INDENT",
+    "MESSAGE_ENTRY_TYPES",
+    "ROLE_NAMES",
+    "BranchLink",
+    "TreeRow",
+    "branch_links",
+    "display_order",
+    "entry_name",
+    "tree_rows",
+]
+
+# Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
+MAX_TREE_INDENT = 24
+# Entries that reach the model as messages (build_session_context passes these through).
+MESSAGE_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+# How an entry's role is named in a line ("User: “…”").
+ROLE_NAMES = {
+    "user": "User",
+    "assistant": "Assistant",
+    "tool_result": "Tool result",
+    "execution": "Command",
+    "custom_message": "Message",
+    "compaction": "Compaction",
+    "branch_summary": "Branch summary",
+}
+_MARKER_TEXT = {
+    "model_change": "model",
+    "thinking_change": "thinking",
+    "mode_change": "mode",
+}
+
+
+@dataclass(slots=True)
+class TreeRow:
+    """One row of the tree: what happened at an entry, in a line."""
+
+    id: str
+    indent: int
+    kind: str  # the node's kind, or "tool" for a call shown with its result
+    text: str
+    tool: str = ""  # the tool's name, for a tool row or a user's command
+    label: str | None = None
+    on_path: bool = False
+    leaf: bool = False
+    forks: int = 0  # children, where the conversation forks
+    failed: bool = False
+    hidden: bool = False  # a message not shown by default (display: false)
+
+
+@dataclass(slots=True)
+class BranchLink:
+    """A leaf of the tree, named by its last prompt: where its branch starts and when it ends."""
+
+    number: int
+    leaf: str
+    start: str  # the first entry of the branch after its fork (the root for the first branch)
+    prompt: str
+    time_ms: int | None
+    on_path: bool
+
+
+def display_order(transcript: Transcript, only: list[str] | None = None) -> list[tuple[str, int]]:
+    """Depth-first order (so every root-to-leaf path reads top to bottom), indenting at branch points."""
+    tree = transcript.tree
+    if only is not None:
+        return [(entry_id, 0) for entry_id in only]
+    result: list[tuple[str, int]] = []
+    stack = [(root, 1 if len(tree.roots) > 1 else 0) for root in reversed(tree.roots)]
+    while stack:
+        entry_id, indent = stack.pop()
+        result.append((entry_id, indent))
+        kids = tree.children[entry_id]
+        step = 1 if len(kids) > 1 else 0
+        stack.extend((kid, indent + step) for kid in reversed(kids))
+    return result
+
+
+def _text_of(node: Node) -> str:
+    return "\n".join(part.text for part in node.parts if part.kind == "text")
+
+
+def _call_failed(call: ToolCall) -> bool:
+    result = call.result
+    if result is None:
+        return False
+    exit_code = result.details.get("exitCode")
+    return result.is_error or (isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0)
+
+
+def entry_name(node: Node, cwd: str = "") -> str:
+    """An entry in a line of plain text, the way its tree row names it (without the tool's name)."""
+    if node.kind == "tool_result" and node.result is not None:
+        return snippet(_text_of(node)) or "(no output)"
+    if node.kind in ("user", "assistant", "custom_message"):
+        text = snippet(_text_of(node))
+        if text:
+            return text
+        if any(part.kind == "image" for part in node.parts):
+            return "(image)"
+        if node.meta.get("errorMessage"):
+            return f"{node.meta.get('stopReason') or 'error'}: {clip(str(node.meta['errorMessage']), TITLE_CHARS)}"
+        thinking = " ".join(part.text for part in node.parts if part.kind == "thinking")
+        if thinking.strip():
+            return "thinking: " + snippet(thinking, TITLE_CHARS - 10)
+        calls = node.tool_calls
+        if calls:
+            return tool_subject(calls[0].name, calls[0].arguments, cwd)
+        return "(empty message)"
+    if node.kind == "execution":
+        return first_line_of(str(node.meta.get("command") or node.meta.get("code") or "")) or "(empty command)"
+    if node.kind == "compaction":
+        return "Compaction: " + (snippet(str(node.meta.get("shortSummary") or node.meta.get("summary") or "")) or "…")
+    if node.kind == "branch_summary":
+        return "Branch summary: " + (snippet(str(node.meta.get("summary") or "")) or "…")
+    if node.kind in _MARKER_TEXT:
+        value = (
+            node.model
+            if node.kind == "model_change"
+            else node.meta.get("thinkingLevel" if node.kind == "thinking_change" else "mode")
+        )
+        return f"{_MARKER_TEXT[node.kind]} → {value or '?'}"
+    if node.kind == "label":
+        return f"label: {node.meta.get('label') or '(cleared)'}"
+    if node.kind == "title":
+        return f"title: {node.meta.get('name') or node.meta.get('title') or ''}"
+    if node.kind == "rule_injection":
+        rules = node.meta.get("injectedRules") or []
+        return "rules: " + clip(", ".join(str(rule) for rule in rules), TITLE_CHARS)
+    if node.kind == "session_init":
+        return "session init" + (f": {snippet(str(node.meta['task']))}" if node.meta.get("task") else "")
+    return str(node.meta.get("customType") or node.meta.get("entryType") or node.kind)
+
+
+def _row(transcript: Transcript, node: Node, call_of_result: dict[str, ToolCall]) -> TreeRow | None:
+    """The row an entry gets; None for an assistant message that only calls tools (its calls have rows)."""
+    cwd = transcript.cwd
+    row = TreeRow(id=node.id, indent=0, kind=node.kind, text="", hidden=node.hidden)
+    call = call_of_result.get(node.id)
+    if call is not None:
+        row.kind, row.tool = "tool", call.name
+        row.text = tool_subject(call.name, call.arguments, cwd)
+        row.failed = _call_failed(call)
+        return row
+    if node.kind == "assistant":
+        calls = node.tool_calls
+        text_parts = any(part.kind in ("text", "image") and (part.text.strip() or part.data) for part in node.parts)
+        if calls and not text_parts and not node.meta.get("errorMessage"):
+            unanswered = [c for c in calls if c.result is None]
+            if not unanswered:
+                return None
+            # A call that got no result has no row of its own: this one names it.
+            row.kind, row.tool = "tool", unanswered[0].name
+            row.text = tool_subject(unanswered[0].name, unanswered[0].arguments, cwd)
+            return row
+        row.failed = bool(node.meta.get("errorMessage"))
+    elif node.kind == "tool_result" and node.result is not None:
+        row.tool = node.result.tool_name
+        row.failed = node.result.is_error
+    elif node.kind == "execution":
+        row.tool = str(node.meta.get("language") or "bash")
+        exit_code = node.meta.get("exitCode")
+        row.failed = isinstance(exit_code, int) and exit_code != 0
+    row.text = entry_name(node, cwd)
+    return row
+
+
+def tree_rows(transcript: Transcript, order: list[tuple[str, int]], on_path: set[str]) -> list[TreeRow]:
+    """A row per step of the conversation, in display order; an entry whose row is dropped (a tools-only
+    assistant message) passes a fork it holds to the next row, so every fork stays marked."""
+    tree = transcript.tree
+    call_of_result = {
+        call.result.node_id: call for node in transcript.nodes for call in node.tool_calls if call.result is not None
+    }
+    rows: list[TreeRow] = []
+    for entry_id, indent in order:
+        node = transcript.by_id[entry_id]
+        kids = tree.children.get(entry_id) or ()
+        row = _row(transcript, node, call_of_result)
+        if row is None:
+            if len(kids) < 2:
+                continue
+            row = TreeRow(id=entry_id, indent=0, kind="tool", text="", tool="")
+            first = node.tool_calls[0]
+            row.tool, row.text = first.name, tool_subject(first.name, first.arguments, transcript.cwd)
+        row.indent = min(indent, MAX_TREE_INDENT)
+        row.label = tree.labels.get(entry_id)
+        row.on_path = entry_id in on_path
+        row.leaf = not kids
+        row.forks = len(kids) if len(kids) > 1 else 0
+        rows.append(row)
+    return rows
+
+
+def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: set[str]) -> list[BranchLink]:
+    """One link per leaf, in display order: its last prompt, its time and where its branch starts."""
+    tree = transcript.tree
+    last_prompt: dict[str, str] = {}
+    start: dict[str, str] = {}
+    links: list[BranchLink] = []
+    # Display order is depth first, so a parent is always seen before its children.
+    for entry_id, _ in order:
+        node = transcript.by_id[entry_id]
+        parent = tree.parent.get(entry_id)
+        inherited = last_prompt.get(parent, "") if parent is not None else ""
+        if node.kind == "user" and (text := snippet(_text_of(node))):
+            inherited = text
+        last_prompt[entry_id] = inherited
+        siblings = tree.children.get(parent, ()) if parent is not None else tree.roots
+        start[entry_id] = entry_id if parent is None or len(siblings) > 1 else start.get(parent, entry_id)
+        if not tree.children.get(entry_id):
+            links.append(
+                BranchLink(
+                    number=len(links) + 1,
+                    leaf=entry_id,
+                    start=start[entry_id],
+                    prompt=inherited or entry_name(node, transcript.cwd),
+                    time_ms=node.time_ms,
+                    on_path=entry_id in on_path,
+                )
+            )
+    return links

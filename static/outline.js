@@ -1,0 +1,161 @@
+/* sitegen session page: the prompt outline. One link per user prompt of the shown branch, with the
+   tool calls, tokens and cost of its turn; j and k step between prompts; the turn in view is marked. */
+(function () {
+  "use strict";
+
+  var doc = document;
+  var page = window.sitegenPage;
+  var outline = doc.getElementById("outline");
+  var list = outline ? outline.querySelector("ol.outline") : null;
+  var tab = doc.getElementById("tab-outline");
+  if (!page || !list) {
+    return;
+  }
+  var format = window.sitegenFormat;
+  var turns = [];
+  var turnOf = new Map();
+  var markedTurn = -1;
+
+  function promptText(entry, id) {
+    var row = page.rowById.get(id);
+    if (row) {
+      var link = row.querySelector("a");
+      return (link || row).textContent;
+    }
+    var body = entry.querySelector(".entry-body");
+    return ((body || entry).textContent || "").trim().split("\n")[0].slice(0, 80);
+  }
+
+  function statsText(turn) {
+    var parts = [turn.calls + (turn.calls === 1 ? " tool" : " tools")];
+    if (turn.tokens) {
+      parts.push((format ? format.tokens(turn.tokens) : String(turn.tokens)) + " tok");
+    }
+    if (turn.cost) {
+      parts.push("$" + turn.cost.toFixed(turn.cost < 1 ? 3 : 2));
+    }
+    return parts.join(" · ");
+  }
+
+  // A turn runs from a prompt to the next: its tool calls and the usage of its replies.
+  function build() {
+    turns = [];
+    turnOf = new Map();
+    markedTurn = -1;
+    var path = page.pathTo(page.shownLeaf());
+    var turn = null;
+    for (var i = 0; i < path.length; i++) {
+      var entry = page.entryById.get(path[i]);
+      if (!entry) {
+        continue;
+      }
+      if (entry.classList.contains("kind-user") && !entry.classList.contains("is-hidden")) {
+        turn = { id: path[i], entry: entry, calls: 0, tokens: 0, cost: 0 };
+        turns.push(turn);
+      }
+      if (!turn) {
+        continue;
+      }
+      turnOf.set(path[i], turns.length - 1);
+      turn.calls += Number(entry.getAttribute("data-calls")) || 0;
+      var usage = (entry.getAttribute("data-usage") || "").split(" ");
+      if (usage.length >= 5) {
+        turn.tokens += (Number(usage[0]) || 0) + (Number(usage[1]) || 0) + (Number(usage[2]) || 0) +
+          (Number(usage[3]) || 0);
+        turn.cost += Number(usage[4]) || 0;
+      }
+    }
+    var items = doc.createDocumentFragment();
+    for (var n = 0; n < turns.length; n++) {
+      var item = doc.createElement("li");
+      var link = doc.createElement("a");
+      link.href = "#entry-" + encodeURIComponent(turns[n].id);
+      link.setAttribute("data-id", turns[n].id);
+      var text = doc.createElement("span");
+      text.className = "outline-text";
+      text.textContent = promptText(turns[n].entry, turns[n].id);
+      var stats = doc.createElement("span");
+      stats.className = "outline-stats";
+      stats.textContent = statsText(turns[n]);
+      link.appendChild(text);
+      link.appendChild(stats);
+      item.appendChild(link);
+      items.appendChild(item);
+    }
+    list.textContent = "";
+    list.appendChild(items);
+    if (tab) {
+      tab.textContent = "Prompts (" + turns.length + ")";
+    }
+  }
+
+  function mark(index) {
+    if (index === markedTurn) {
+      return;
+    }
+    var items = list.children;
+    if (markedTurn >= 0 && items[markedTurn]) {
+      items[markedTurn].classList.remove("in-view");
+    }
+    markedTurn = index;
+    if (index >= 0 && items[index]) {
+      items[index].classList.add("in-view");
+    }
+  }
+
+  function turnInView() {
+    var id = page.entryInView();
+    // An entry inside a turn's reply (a tool result) belongs to the turn of its message.
+    var guard = 64;
+    while (id && !turnOf.has(id) && guard-- > 0) {
+      id = page.parentOf.get(id);
+    }
+    return id && turnOf.has(id) ? turnOf.get(id) : -1;
+  }
+
+  function go(step) {
+    if (!turns.length) {
+      return;
+    }
+    var current = turnInView();
+    var target;
+    if (current < 0) {
+      target = step > 0 ? 0 : turns.length - 1;
+    } else {
+      target = current + step;
+      // Within a long turn, k first goes back to the start of the turn the reader is in.
+      if (step < 0 && turns[current].entry.getBoundingClientRect().top < -4) {
+        target = current;
+      }
+    }
+    target = Math.max(0, Math.min(turns.length - 1, target));
+    page.openEntry(turns[target].id, true, false);
+    mark(target);
+  }
+
+  list.addEventListener("click", function (event) {
+    var link = event.target.closest("a[data-id]");
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
+      return;
+    }
+    event.preventDefault();
+    page.openFromTree(link.getAttribute("data-id"));
+    if (window.sitegenTree && window.matchMedia("(max-width: 900px)").matches) {
+      window.sitegenTree.setDrawer(false);
+    }
+  });
+
+  doc.addEventListener("sitegen:path", build);
+  doc.addEventListener("sitegen:inview", function () {
+    mark(turnInView());
+  });
+  if (window.sitegenKeys) {
+    window.sitegenKeys.add("j", "Next prompt", function () {
+      go(1);
+    });
+    window.sitegenKeys.add("k", "Previous prompt", function () {
+      go(-1);
+    });
+  }
+  build();
+})();

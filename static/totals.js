@@ -1,0 +1,93 @@
+/* sitegen session page: the totals of the shown branch (messages, tool calls, tokens, cost), kept in
+   step with branch switches. Figures are formatted as sitegen/render/page.py formats them. */
+(function () {
+  "use strict";
+
+  var doc = document;
+  var page = window.sitegenPage;
+  var defaultLeaf = doc.body.getAttribute("data-default-leaf") || "";
+
+  function groupThousands(count) {
+    return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  // Python rounds an exact tie to even where toFixed rounds it up; only exact ties differ.
+  function fixedLikePython(count, unit, digits, fivePart) {
+    var text = (count / unit).toFixed(digits);
+    var step = unit / Math.pow(10, digits);
+    var rest = count % step;
+    if (rest * 2 === step && count % fivePart === 0) {
+      var lower = (count - rest) / step;
+      if (lower % 2 === 0) {
+        text = (lower / Math.pow(10, digits)).toFixed(digits);
+      }
+    }
+    return text;
+  }
+
+  function formatTokens(count) {
+    if (count >= 1000000) {
+      return fixedLikePython(count, 1000000, 1, 15625) + "M";
+    }
+    if (count >= 10000) {
+      return fixedLikePython(count, 1000, 0, 125) + "k";
+    }
+    return groupThousands(count);
+  }
+
+  // ---- Branch stats in the header: messages, tool calls, tokens and cost of the shown path ----
+
+  var statCells = doc.querySelectorAll("td.branch-stat[data-stat]");
+  var serverStats = [];
+  for (var s = 0; s < statCells.length; s++) {
+    serverStats.push(statCells[s].textContent);
+  }
+
+  function updateStats(path) {
+    var texts = serverStats;
+    // The server's own figures for the default path avoid any float drift from re-adding costs.
+    if (page.shownLeaf() !== defaultLeaf) {
+      var messages = 0;
+      var calls = 0;
+      var usage = [0, 0, 0, 0, 0];
+      for (var i = 0; i < path.length; i++) {
+        var entry = page.entryById.get(path[i]);
+        if (!entry) {
+          continue;
+        }
+        if (entry.classList.contains("kind-user") || entry.classList.contains("kind-assistant")) {
+          messages++;
+        }
+        calls += Number(entry.getAttribute("data-calls")) || 0;
+        var fields = (entry.getAttribute("data-usage") || "").split(" ");
+        for (var f = 0; f < 5 && f < fields.length; f++) {
+          usage[f] += Number(fields[f]) || 0;
+        }
+      }
+      texts = [
+        groupThousands(messages),
+        groupThousands(calls),
+        formatTokens(usage[0]),
+        formatTokens(usage[1]),
+        formatTokens(usage[2]),
+        formatTokens(usage[3]),
+        "$" + usage[4].toFixed(4),
+      ];
+    }
+    for (var c = 0; c < statCells.length; c++) {
+      var index = Number(statCells[c].getAttribute("data-stat"));
+      if (texts[index] !== undefined) {
+        statCells[c].textContent = texts[index];
+      }
+    }
+  }
+
+  // The outline formats its figures the same way.
+  window.sitegenFormat = { tokens: formatTokens, thousands: groupThousands };
+
+  if (page && statCells.length) {
+    doc.addEventListener("sitegen:path", function (event) {
+      updateStats(page.pathTo(event.detail.leaf));
+    });
+  }
+})();

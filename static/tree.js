@@ -1,0 +1,246 @@
+/* sitegen session page: the sidebar. Tree rows open their entry, the tree filters as you type and
+   follows the view filters and the reading position; branch links switch branches; tabs and the
+   phone drawer show one panel at a time. */
+(function () {
+  "use strict";
+
+  var doc = document;
+  var body = doc.body;
+  var page = window.sitegenPage;
+  var sidebar = doc.getElementById("sidebar");
+  var treeNav = doc.getElementById("tree");
+  if (!page || !sidebar || !treeNav) {
+    return;
+  }
+  var rows = treeNav.querySelectorAll("li[data-id]");
+  var search = doc.getElementById("tree-search");
+  var count = doc.getElementById("tree-count");
+  var branchList = doc.getElementById("branches");
+  var drawerButton = doc.getElementById("toggle-sidebar");
+  var currentRow = null;
+  var inViewRow = null;
+  var narrow = window.matchMedia("(max-width: 900px)");
+
+  // ---- Panels: tabs on every screen, a drawer over the page on narrow ones ----
+
+  var tabs = sidebar.querySelectorAll("[role=tab]");
+
+  function selectTab(tab) {
+    for (var i = 0; i < tabs.length; i++) {
+      var on = tabs[i] === tab;
+      tabs[i].setAttribute("aria-selected", String(on));
+      var panel = doc.getElementById(tabs[i].getAttribute("aria-controls"));
+      if (panel) {
+        panel.hidden = !on;
+      }
+    }
+  }
+
+  for (var t = 0; t < tabs.length; t++) {
+    tabs[t].addEventListener("click", function (event) {
+      selectTab(event.currentTarget);
+    });
+  }
+
+  function setDrawer(open) {
+    body.classList.toggle("sidebar-open", open);
+    if (drawerButton) {
+      drawerButton.setAttribute("aria-expanded", String(open));
+    }
+  }
+
+  if (drawerButton) {
+    drawerButton.addEventListener("click", function () {
+      setDrawer(!body.classList.contains("sidebar-open"));
+    });
+  }
+
+  // On a phone the drawer covers the page: a jump closes it so the reader sees where they landed.
+  function closeDrawerIfNarrow() {
+    if (narrow.matches) {
+      setDrawer(false);
+    }
+  }
+
+  // ---- Marks: the row last opened, and the row of the entry in view ----
+
+  // An entry without a row of its own (a message that only calls tools) is shown by the row before it.
+  function rowFor(id) {
+    var guard = 64;
+    while (id && guard-- > 0) {
+      var row = page.rowById.get(id);
+      if (row) {
+        return row;
+      }
+      var entry = page.entryById.get(id);
+      var next = entry && entry.querySelector(".tool-result[data-parent]");
+      id = next ? page.entryIdOf(next) : page.parentOf.get(id);
+    }
+    return null;
+  }
+
+  function reveal(row) {
+    // Scroll the sidebar only: scrollIntoView would also move the page.
+    if (!row || treeNav.hidden || treeNav.scrollHeight <= treeNav.clientHeight) {
+      return;
+    }
+    var top = row.getBoundingClientRect().top - treeNav.getBoundingClientRect().top;
+    if (top < 40 || top > treeNav.clientHeight - 40) {
+      treeNav.scrollTop = Math.max(0, treeNav.scrollTop + top - treeNav.clientHeight / 3);
+    }
+  }
+
+  doc.addEventListener("sitegen:open", function (event) {
+    if (currentRow) {
+      currentRow.classList.remove("current");
+      currentRow.removeAttribute("aria-current");
+    }
+    currentRow = rowFor(event.detail.id);
+    if (currentRow) {
+      currentRow.classList.add("current");
+      currentRow.setAttribute("aria-current", "true");
+      if (!event.detail.fromTree) {
+        reveal(currentRow);
+      }
+    }
+  });
+
+  doc.addEventListener("sitegen:inview", function (event) {
+    var row = rowFor(event.detail.id);
+    if (row === inViewRow) {
+      return;
+    }
+    if (inViewRow) {
+      inViewRow.classList.remove("in-view");
+    }
+    inViewRow = row;
+    if (row) {
+      row.classList.add("in-view");
+      if (!treeNav.matches(":hover")) {
+        reveal(row);
+      }
+    }
+  });
+
+  treeNav.addEventListener("click", function (event) {
+    var row = event.target.closest("li[data-id]");
+    // Modified clicks keep their usual meaning (new tab, new window).
+    if (!row || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
+      return;
+    }
+    event.preventDefault();
+    page.openFromTree(row.getAttribute("data-id"));
+    closeDrawerIfNarrow();
+  });
+
+  // ---- Branches: a link per leaf switches to its branch and shows where it starts ----
+
+  if (branchList) {
+    var branchItems = branchList.querySelectorAll("a[data-leaf]");
+    var markShownBranch = function (leaf) {
+      for (var i = 0; i < branchItems.length; i++) {
+        var item = branchItems[i].parentElement;
+        var on = page.isShown(branchItems[i].getAttribute("data-leaf"));
+        item.classList.toggle("shown", on && page.shownLeaf() === leaf);
+      }
+    };
+    doc.addEventListener("sitegen:path", function (event) {
+      markShownBranch(event.detail.leaf);
+    });
+    branchList.addEventListener("click", function (event) {
+      var link = event.target.closest("a[data-leaf]");
+      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      event.preventDefault();
+      var start = link.getAttribute("href").slice("#entry-".length);
+      page.openBranch(link.getAttribute("data-leaf"), decodeURIComponent(start));
+      closeDrawerIfNarrow();
+    });
+  }
+
+  // ---- Filtering: the view filters (as page.css applies them) and the words typed ----
+
+  // Mirrors page.css's "#tree" filter rules, so the count says what the reader sees.
+  function allowedByFilter(row, filter) {
+    var cls = row.classList;
+    if (filter === "all") {
+      return true;
+    }
+    if (filter === "labelled") {
+      return cls.contains("labelled");
+    }
+    if (cls.contains("kind-custom") || cls.contains("kind-label") || cls.contains("is-hidden")) {
+      return false;
+    }
+    if (filter === "user") {
+      return cls.contains("kind-user");
+    }
+    if (filter === "no-tools") {
+      return !(cls.contains("kind-tool") || cls.contains("kind-tool_result") || cls.contains("kind-execution"));
+    }
+    return true;
+  }
+
+  var rowTexts = null;
+  var firstMatch = null;
+
+  function wordsOf(text) {
+    return text.toLowerCase().split(/\s+/).filter(Boolean);
+  }
+
+  function applyFilter() {
+    var words = search ? wordsOf(search.value) : [];
+    var filter = page.currentFilter();
+    if (words.length && rowTexts === null) {
+      rowTexts = [];
+      for (var r = 0; r < rows.length; r++) {
+        rowTexts.push(rows[r].textContent.toLowerCase());
+      }
+    }
+    var shown = 0;
+    var matched = 0;
+    firstMatch = null;
+    for (var i = 0; i < rows.length; i++) {
+      var allowed = allowedByFilter(rows[i], filter);
+      var match = true;
+      for (var w = 0; w < words.length && match; w++) {
+        match = rowTexts[i].indexOf(words[w]) !== -1;
+      }
+      rows[i].classList.toggle("no-match", !match);
+      if (allowed) {
+        shown++;
+        if (match) {
+          matched++;
+          firstMatch = firstMatch || rows[i];
+        }
+      }
+    }
+    treeNav.classList.toggle("searching", words.length > 0);
+    if (count) {
+      // Typed words: matches of the rows the filter shows; a filter alone: its rows of all rows.
+      if (words.length) {
+        count.textContent = matched + " of " + shown;
+      } else {
+        count.textContent = shown === rows.length ? String(shown) : shown + " of " + rows.length;
+      }
+    }
+  }
+
+  if (search) {
+    search.addEventListener("input", applyFilter);
+    search.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && firstMatch) {
+        event.preventDefault();
+        page.openFromTree(firstMatch.getAttribute("data-id"));
+        closeDrawerIfNarrow();
+      } else if (event.key === "Escape") {
+        search.value = "";
+        applyFilter();
+      }
+    });
+  }
+  doc.addEventListener("sitegen:view", applyFilter);
+
+  window.sitegenTree = { selectTab: selectTab, setDrawer: setDrawer };
+})();

@@ -1,0 +1,138 @@
+"""Tree rows say what happened (a tool call and its result are one row), forks and branches are named, and a
+compaction names the entry its kept context starts at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sessions import SessionBuilder, reader_session, text, tool_call
+
+from sitegen.render.export import load_transcript
+from sitegen.render.navigation import TreeRow, branch_links, display_order, tree_rows
+from sitegen.render.page import PageRenderer, kept_names
+
+REAL_FILES = (
+    "omp-large-session.title-v3.jsonl",
+    "pi-before-compaction.v1.jsonl",
+    "pi-large-session.v1.jsonl",
+)
+
+
+def rows_of(path: Path) -> list[TreeRow]:
+    transcript = load_transcript(path)
+    on_path = set(transcript.tree.path_to(transcript.default_leaf))
+    return tree_rows(transcript, display_order(transcript), on_path)
+
+
+def is_bare(row: TreeRow) -> bool:
+    """A row that does not say what happened: a bare tool name, "… result", "(no text)" or nothing."""
+    line = row.text.strip()
+    return not line or line.endswith(" result") or line == "(no text)" or line == row.tool
+
+
+@pytest.fixture
+def reader(tmp_path: Path) -> Path:
+    return reader_session().write(tmp_path / "reader.jsonl")
+
+
+def test_a_call_and_its_result_are_one_row_named_by_tool_and_argument(reader: Path) -> None:
+    rows = {row.id: row for row in rows_of(reader)}
+    assert (rows["r1"].kind, rows["r1"].tool, rows["r1"].text, rows["r1"].failed) == ("tool", "bash", "npm test", True)
+    assert (rows["r2"].tool, rows["r2"].text) == ("read", "src/login.ts")  # relative to the session's directory
+    assert (rows["r3"].tool, rows["r3"].text) == ("grep", "maxAge in src")
+    assert (rows["r4"].tool, rows["r4"].text, rows["r4"].failed) == ("edit", "src/login.ts", False)
+    assert (rows["r7"].tool, rows["r7"].text) == ("task", "explore: find the signup form")
+    # Messages that only call tools have no row of their own; their calls do.
+    assert "a2" not in rows and "a3" not in rows and "a7" not in rows
+    # User and assistant rows are their first line, markdown stripped.
+    assert rows["u1"].text == "Fix the login bug"
+    assert rows["a4"].text == "Fixed: maxAge was in seconds, not minutes."
+
+
+def test_forks_and_branches(reader: Path) -> None:
+    transcript = load_transcript(reader)
+    order = display_order(transcript)
+    on_path = set(transcript.tree.path_to(transcript.default_leaf))
+    rows = {row.id: row for row in tree_rows(transcript, order, on_path)}
+    assert rows["a4"].forks == 2
+    assert sum(1 for row in rows.values() if row.forks) == 1
+    branches = branch_links(transcript, order, on_path)
+    assert [(b.number, b.leaf, b.start, b.on_path) for b in branches] == [(1, "a8", "u4", False), (2, "a9", "u2", True)]
+    assert branches[0].prompt == "Actually, revert it ZZ_OLD_BRANCH_ZZ"
+    assert branches[1].prompt == "Here is how it looks"
+
+
+def test_a_fork_at_a_tools_only_message_keeps_its_row(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="make")])
+    b.tool_result("r1", "c1", "bash", "ok")
+    b.user("u2", "other way", parent="a1")
+    rows = {row.id: row for row in rows_of(b.write(tmp_path / "s.jsonl"))}
+    assert rows["a1"].forks == 2 and (rows["a1"].tool, rows["a1"].text) == ("bash", "make")
+
+
+def test_a_call_without_a_result_is_named_by_its_message(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="sleep 100")])
+    rows = {row.id: row for row in rows_of(b.write(tmp_path / "s.jsonl"))}
+    assert (rows["a1"].kind, rows["a1"].tool, rows["a1"].text) == ("tool", "bash", "sleep 100")
+
+
+def test_rows_of_messages_without_text(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.message("u1", "user", [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}])
+    b.assistant("a1", [], stopReason="aborted", errorMessage="Request was aborted")
+    b.assistant("a2", [{"type": "thinking", "thinking": "**Plan**: read first"}])
+    rows = {row.id: row for row in rows_of(b.write(tmp_path / "s.jsonl"))}
+    assert rows["u1"].text == "(image)"
+    assert (rows["a1"].text, rows["a1"].failed) == ("aborted: Request was aborted", True)
+    assert rows["a2"].text == "thinking: Plan: read first"
+    assert not any(is_bare(row) for row in rows.values())
+
+
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_real_sessions_rows_say_what_happened(real_fixtures: Path, name: str) -> None:
+    rows = rows_of(real_fixtures / name)
+    bare = [row for row in rows if is_bare(row)]
+    assert len(bare) <= 0.05 * len(rows), [(row.kind, row.tool, row.text) for row in bare[:10]]
+    assert not any("\n" in row.text for row in rows)
+
+
+def test_kept_from_names_the_entry_by_text_and_time(reader: Path) -> None:
+    transcript = load_transcript(reader)
+    assert kept_names(transcript) == {"u2": "User: “Add a test for the expiry ZZ_KEPT_ZZ” · 2026-01-01 00:00:13 UTC"}
+    html = PageRenderer().render(transcript)
+    assert 'Kept from <a class="kept-from" href="#entry-u2">User: “Add a test for the expiry ZZ_KEPT_ZZ”' in html
+    assert 'data-first-kept="u2"' in html
+
+
+def test_messages_are_marked_for_the_models_view(reader: Path) -> None:
+    html = PageRenderer().render(load_transcript(reader))
+    for entry_id in ("u1", "a1", "a4", "u2", "a9"):
+        assert f'id="entry-{entry_id}"' in html
+        start = html.index(f'id="entry-{entry_id}"')
+        assert " msg" in html[start : html.index(">", start)], entry_id
+    start = html.index('id="entry-init0001"')
+    assert " msg" not in html[start : html.index(">", start)]
+
+
+def test_tool_headers_show_paths_relative_to_the_session(reader: Path) -> None:
+    html = PageRenderer().render(load_transcript(reader))
+    assert '<code class="tool-summary">src/login.ts</code>' in html
+    assert '<code class="tool-summary">/work/shop/src/login.ts</code>' not in html
+
+
+def test_rows_reach_every_entry_that_has_text(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "first")
+    b.assistant("a1", [text("reply ZZ_REPLY_ZZ"), tool_call("c1", "read", path="a.txt")])
+    b.tool_result("r1", "c1", "read", "x")
+    rows = rows_of(b.write(tmp_path / "s.jsonl"))
+    assert [(row.id, row.tool, row.text) for row in rows] == [
+        ("u1", "", "first"),
+        ("a1", "", "reply ZZ_REPLY_ZZ"),
+        ("r1", "read", "a.txt"),
+    ]
