@@ -310,6 +310,7 @@ def dump_command(
 def export_command(
     session: SessionArgument = None,
     output: Annotated[Path | None, typer.Argument(help="Output file (default: <session file name>.html here).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file, as OUTPUT.")] = None,
     open_page: Annotated[bool, typer.Option("--open", help="Open the page in the browser.")] = False,
     branch: Annotated[bool, typer.Option("--branch", help="Only the default branch (smaller page).")] = False,
     redact: Annotated[bool, typer.Option("--redact", help="Replace secrets with [REDACTED:kind].")] = False,
@@ -319,6 +320,9 @@ def export_command(
     """Write one self-contained HTML page for a session."""
     from sitegen.render.export import export_page, load_transcript
 
+    if output is not None and out is not None and output != out:
+        raise typer.BadParameter("give the output file once, as OUTPUT or as --out", param_hint="--out")
+    output = output if output is not None else out
     path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = _redactor() if redact else None

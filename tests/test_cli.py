@@ -152,6 +152,21 @@ def test_export_to_named_output_and_open(agent_dir: Path, tmp_path: Path, no_bro
     assert no_browser == [out_file.resolve().as_uri()]
 
 
+def test_export_output_as_an_option(agent_dir: Path, tmp_path: Path) -> None:
+    for flag in ("-o", "--out"):
+        out_file = tmp_path / f"page{flag}.html"
+        code, out, _ = invoke("export", "sess-0001", flag, out_file, cwd=tmp_path)
+        assert code == 0 and out.strip() == f"Exported to: {out_file}"
+        assert "ZZ_FIRST_USER_ZZ" in out_file.read_text()
+    # The same file twice is fine; two different ones are a usage error, and nothing is written.
+    same = tmp_path / "same.html"
+    code, _, _ = invoke("export", "sess-0001", same, "--out", same, cwd=tmp_path)
+    assert code == 0 and same.is_file()
+    code, _, err = invoke("export", "sess-0001", tmp_path / "a.html", "-o", tmp_path / "b.html", cwd=tmp_path)
+    assert code == 2 and "give the output file once" in err
+    assert not (tmp_path / "a.html").exists() and not (tmp_path / "b.html").exists()
+
+
 def test_dump_prints_the_context_as_text(agent_dir: Path, tmp_path: Path) -> None:
     code, out, _ = invoke("dump", "sess-0001", cwd=tmp_path)
     assert code == 0
