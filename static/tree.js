@@ -194,8 +194,10 @@
     var filter = page.currentFilter();
     if (words.length && rowTexts === null) {
       rowTexts = [];
+      // A failed step is found by the word too: its mark is only a colour and a sign.
       for (var r = 0; r < rows.length; r++) {
-        rowTexts.push(rows[r].textContent.toLowerCase());
+        var failed = rows[r].classList.contains("failed") ? " failed" : "";
+        rowTexts.push(rows[r].textContent.toLowerCase() + failed);
       }
     }
     var shown = 0;

@@ -78,6 +78,9 @@ def test_search_keeps_matching_rows_and_enter_jumps(opened: tuple[Page, PageWatc
     assert page.evaluate("location.hash") == "#entry-r4"
     search.press("Escape")
     assert len(shown_rows(page)) == total
+    # Failed steps are found by the word.
+    search.fill("failed")
+    assert shown_rows(page) == ["r1"]
     assert_clean(watch)
 
 
