@@ -54,6 +54,24 @@
       setDrawer(!body.classList.contains("sidebar-open"));
     });
   }
+  var closeButton = sidebar.querySelector(".close-sidebar");
+  if (closeButton) {
+    closeButton.addEventListener("click", function () {
+      setDrawer(false);
+    });
+  }
+  // A tap beside the open drawer, or Esc, closes it.
+  doc.addEventListener("click", function (event) {
+    if (body.classList.contains("sidebar-open") && !sidebar.contains(event.target) &&
+        !(drawerButton && drawerButton.contains(event.target))) {
+      setDrawer(false);
+    }
+  });
+  doc.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && body.classList.contains("sidebar-open")) {
+      setDrawer(false);
+    }
+  });
 
   // On a phone the drawer covers the page: a jump closes it so the reader sees where they landed.
   function closeDrawerIfNarrow() {

@@ -479,6 +479,17 @@ def test_phone_layout(browser: Browser, page_file: Path, tmp_path: Path) -> None
         drawer = page.locator("#sidebar").bounding_box()
         assert drawer is not None and drawer["x"] == 0 and drawer["width"] <= 390
         page.screenshot(path=str(tmp_path / "phone-drawer.png"), full_page=False)
+        # Its close button, Esc and a tap beside it close it.
+        page.locator("#sidebar .close-sidebar").click()
+        page.wait_for_function("() => !document.body.classList.contains('sidebar-open')")
+        page.locator("#toggle-sidebar").click()
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.body.classList.contains('sidebar-open')")
+        page.locator("#toggle-sidebar").click()
+        page.mouse.click(380, 600)
+        page.wait_for_function("() => !document.body.classList.contains('sidebar-open')")
+        page.locator("#toggle-sidebar").click()
+        page.wait_for_function("() => getComputedStyle(document.getElementById('sidebar')).transform === 'none'")
         # A row opens its entry and closes the drawer, so the reader sees where they landed.
         page.locator(f'#tree li[data-id="{OLD_USER}"] a').click()
         page.wait_for_function("() => !document.body.classList.contains('sidebar-open')")
