@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no fixtures at {args.fixtures}", file=sys.stderr)
         return 1
     have_pi = args.pi.exists()
-    print("| session | sitegen s | pi s | page MB (sitegen / pi) | tree rows | bare rows | first entry px, desk / phone |")
+    print("| session | sitegen s | pi s | page MB (sitegen / pi) | tree rows | bare rows | first entry px (desk/phone) |")
     print("|" + "---|" * 7)
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
@@ -104,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                 pi_page = work / f"{source.stem}.pi.html"
                 pi_env = {**os.environ, "HOME": str(work / "home")}
 
-                def pi_export(copy: Path = copy, source: Path = source, pi_page: Path = pi_page) -> None:
+                def pi_export(
+                    copy: Path = copy, source: Path = source, pi_page: Path = pi_page, pi_env: dict[str, str] = pi_env
+                ) -> None:
                     shutil.copyfile(source, copy)
                     subprocess.run([str(args.pi), "--export", copy.name, pi_page.name], cwd=work, env=pi_env,
                                    check=True, capture_output=True)  # fmt: skip
@@ -125,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
             else:
                 line += (
-                    f"- | {ours.stat().st_size / 1e6:.2f} / - | {figures['rows']:.0f} / - | {figures['bare']:.0f} / - | "
+                    f"- | {ours.stat().st_size / 1e6:.2f} / - | {figures['rows']:.0f} / - | "
+                    f"{figures['bare']:.0f} / - | "
                     f"{figures['first_desk']:.0f} / {figures['first_phone']:.0f} |"
                 )
             print(line, flush=True)
