@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no fixtures at {args.fixtures}", file=sys.stderr)
         return 1
     have_pi = args.pi.exists()
-    print("| session | sitegen s | pi s | page MB (sitegen / pi) | tree rows | bare rows | first entry px (desk/phone) |")
+    print("| session | sitegen s | pi s | page MB (sitegen / pi) | tree rows | bare rows | first entry px |")
     print("|" + "---|" * 7)
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
