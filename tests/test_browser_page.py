@@ -537,3 +537,22 @@ def test_real_sessions_load_cleanly(browser: Browser, real_fixtures: Path, tmp_p
             assert_clean(watch)
         finally:
             page.context.close()
+
+
+def test_lexer_error_tokens_read_as_plain_text(browser: Browser, tmp_path: Path) -> None:
+    # pygments marks what its lexer cannot place (a "$" in Python) as an error token: no red box.
+    b = SessionBuilder()
+    b.user("u1", "read it")
+    b.assistant("a1", [tool_call("c1", "read", path="cost.py")])
+    b.tool_result("r1", "c1", "read", "price = $5  # ZZ_ERR_ZZ\n")
+    out = export(b.write(tmp_path / "err.jsonl"), tmp_path / "err.html")
+    page, watch = open_page(browser, out)
+    try:
+        token = page.locator("#entry-r1 pre .err").first
+        assert token.inner_text() == "$"
+        style = token.evaluate("e => [getComputedStyle(e).borderTopStyle, getComputedStyle(e).color,"
+                               " getComputedStyle(e.parentElement).color]")
+        assert style[0] == "none" and style[1] == style[2]
+        assert_clean(watch)
+    finally:
+        page.context.close()

@@ -136,3 +136,12 @@ def test_rows_reach_every_entry_that_has_text(tmp_path: Path) -> None:
         ("a1", "", "reply ZZ_REPLY_ZZ"),
         ("r1", "read", "a.txt"),
     ]
+
+
+def test_any_other_tool_is_named_by_its_main_argument_in_its_header(tmp_path: Path) -> None:
+    b = SessionBuilder(cwd="/work/app")
+    b.user("u1", "find the todos")
+    b.assistant("a1", [tool_call("c1", "grep", pattern="ZZ_TODO_ZZ", path="/work/app/src")])
+    b.tool_result("r1", "c1", "grep", "src/a.ts:1: ZZ_TODO_ZZ")
+    html = PageRenderer().render(load_transcript(b.write(tmp_path / "s.jsonl")))
+    assert '<span class="tool-name">grep</span> <code class="tool-summary">ZZ_TODO_ZZ in src</code>' in html

@@ -15,7 +15,7 @@ from sitegen.render.ansi import ansi_to_html
 from sitegen.render.highlight import Highlighter
 from sitegen.render.text import FOLD_AFTER_LINES, PREVIEW_LINES, Folded, escape_text, fold_text
 from sitegen.session.entries import json_text
-from sitegen.titles import relative_path
+from sitegen.titles import relative_path, tool_subject
 from sitegen.transcript.model import Part, ToolCall, ToolResult
 
 __all__ = ["DiffLine", "ImageView", "ToolView", "build_tool_view", "result_text"]
@@ -266,7 +266,8 @@ def build_tool_view(
         view.arguments = None if prompt else highlighter.code(json_text(call.arguments), "json")
         view.output = fold_text(text)
     else:
-        view.summary = ""
+        # Any other tool is named by its main argument, as its tree row is (grep's pattern, a URL).
+        view.summary = tool_subject(name, call.arguments, cwd)
         view.arguments = highlighter.code(json_text(call.arguments), "json")
         view.output = fold_text(text, ansi_to_html)
     if view.arguments is None and call.arguments and not _shows_arguments(view):
