@@ -351,6 +351,9 @@ def build_command(
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when any session could not be rendered.")] = False,
     open_site: Annotated[bool, typer.Option("--open", help="Open the site in the browser.")] = False,
+    profile: Annotated[
+        bool, typer.Option("--profile", help="Print where the time went, per phase (load, highlight, …).")
+    ] = False,
 ) -> None:
     """Build a static site over every session of every project (default output: ./site)."""
     import time
@@ -362,7 +365,9 @@ def build_command(
         raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
     _check_given_dirs(agent_dir, odek_dir)
     started = time.perf_counter()
-    config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo, jobs=jobs)
+    config = BuildConfig(
+        out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo, jobs=jobs, profile=profile
+    )
     with Progress(sys.stderr) as progress:
         result = build_site(config, on_progress=progress.update)
     for problem in result.problems:
@@ -378,6 +383,11 @@ def build_command(
         )
     else:
         typer.echo(f"{out} is up to date ({result.sessions} sessions, {elapsed:.2f}s)")
+    if profile:
+        from sitegen.timings import format_phases
+
+        for line in format_phases(result.seconds, elapsed, result.processes):
+            typer.echo(line)
     if open_site:
         _open_in_browser(str(out / "index.html"))
     if strict and result.problems:

@@ -36,6 +36,7 @@ from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import resource_dir
+from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
@@ -206,9 +207,15 @@ def format_tokens(count: int) -> str:
 class PageRenderer:
     """Holds the template environment and the caches that may be shared across many pages."""
 
-    def __init__(self, fragments: FragmentStore | None = None) -> None:
+    def __init__(self, fragments: FragmentStore | None = None, clock: PhaseClock | None = None) -> None:
         self.highlighter = Highlighter(fragments=fragments)
         self.markdown = MarkdownRenderer(self.highlighter, fragments)
+        self.clock = clock
+        if clock is not None:
+            # Timed where every caller finds them: templates, tool views and markdown's fences.
+            self.highlighter.code = clock.timed("highlight", self.highlighter.code)  # type: ignore[method-assign]
+            self.markdown.render = clock.timed("markdown", self.markdown.render)  # type: ignore[method-assign]
+            self.write = clock.timed("templates", self.write)  # type: ignore[method-assign]
         self.env = template_environment()
         self.env.globals.update(
             md=self.markdown.render,
@@ -233,8 +240,9 @@ class PageRenderer:
         A page of a big session is never in memory whole."""
         size = 0
         with replacing(path) as handle:
+            put = handle.write if self.clock is None else self.clock.timed("write", handle.write)
             for chunk in self.chunks(transcript, options):
-                handle.write(chunk)
+                put(chunk)
                 size += len(chunk)
         return size
 

@@ -46,6 +46,7 @@ from sitegen.site.sources import (
     project_slug,
     unique_key,
 )
+from sitegen.timings import PhaseClock
 from sitegen.transcript.load import family_of
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
@@ -74,6 +75,7 @@ class BuildConfig:
     strict: bool = False
     # Read PI_CODING_AGENT_DIR / ~/.pi etc. besides the given dirs (off for --demo and in tests).
     use_default_dirs: bool = True
+    profile: bool = False  # time each phase of the build (BuildResult.seconds)
 
 
 @dataclass(slots=True)
@@ -84,6 +86,9 @@ class BuildResult:
     problems: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     full: bool = False
+    # With BuildConfig.profile: seconds per phase (sitegen.timings.PHASES), summed over the processes.
+    seconds: dict[str, float] = field(default_factory=dict)
+    processes: int = 1
 
     @property
     def changed(self) -> bool:
@@ -251,6 +256,8 @@ def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInf
 
 def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None) -> BuildResult:
     """Build or update the site in config.out; never writes anywhere else."""
+    clock = PhaseClock()
+    clock.enter("plan")
     pi_dirs, odek_dirs = _input_dirs(config)
     out = config.out
     _check_output(out, [*pi_dirs, *odek_dirs])
@@ -320,7 +327,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         key, slug, page = planned
         taken.add(key)
         pending[path] = (stamp.to_json(), digest)
-        jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs))
+        jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs, config.profile))
 
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
     for entry in removed:
@@ -329,7 +336,9 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         result.removed.append(entry.key)
 
     workers = config.jobs or os.cpu_count() or 1
+    result.processes = 1 + (min(workers, len(jobs)) if workers > 1 and len(jobs) >= POOL_MIN_JOBS else 0)
     by_source = {job.source: job for job in jobs}
+    clock.leave()
     indexed: set[str] = set()  # subagent pages whose search entries were stored again
     for outcome in _run_jobs(jobs, workers, on_progress):
         stamp_json, digest = pending[outcome.source]
@@ -339,6 +348,7 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
             stamp_json, digest, job.key, job.project_slug, job.page, outcome.record, outcome.problem
         )
         result.written.extend(outcome.written)
+        clock.add(outcome.seconds)
         indexed.update(outcome.indexed)
         if outcome.record is not None:
             result.rendered.append(outcome.key)
@@ -351,26 +361,44 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
             from sitegen.site.indexes import IndexWriter
 
         writer = IndexWriter(out, assets)
-        result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
-        result.written.extend(write_related(out, manifest))
+        with clock.phase("stats"):
+            result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
+        with clock.phase("related"):
+            result.written.extend(write_related(out, manifest))
+        clock.enter("search")
         documents = search_documents(manifest.records())
         search = update_search_index(out, documents, set(result.rendered) | indexed)
+        clock.leave()
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.
             by_key = {entry.key: (path, entry) for path, entry in current.items()}
             # A subagent's entries are stored by its session's render.
             owners = sorted({documents[key].owner for key in search.missing})
             retry = [
-                RenderJob(path, family_of(Path(path)), e.key, e.project_slug, e.page, str(out), assets, dirs_for_blobs)
+                RenderJob(
+                    path,
+                    family_of(Path(path)),
+                    e.key,
+                    e.project_slug,
+                    e.page,
+                    str(out),
+                    assets,
+                    dirs_for_blobs,
+                    config.profile,
+                )
                 for path, e in (by_key[key] for key in owners if key in by_key)
             ]
             for outcome in _run_jobs(retry, workers, on_progress):
                 entry = current[outcome.source]
                 entry.record, entry.problem = outcome.record, outcome.problem
                 result.written.extend(outcome.written)
-            search = update_search_index(out, documents, set(search.missing))
+                clock.add(outcome.seconds)
+            with clock.phase("search"):
+                search = update_search_index(out, documents, set(search.missing))
         result.written.extend(search.written)
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
-        manifest.save(out)
-        remove_stale_assets(out, assets)
+        with clock.phase("write"):
+            manifest.save(out)
+            remove_stale_assets(out, assets)
+    result.seconds = clock.seconds
     return result

@@ -23,6 +23,7 @@ class RenderJob:
     site_dir: str
     assets: dict[str, str]  # asset name -> site-relative path
     default_agent_dirs: tuple[str, ...] = ()
+    profile: bool = False  # time the phases (sitegen build --profile)
 
 
 @dataclass(slots=True)
@@ -34,6 +35,7 @@ class RenderOutcome:
     written: list[str] = field(default_factory=list)
     content_hash: str = ""  # of the session file, taken just before it was read for this render
     indexed: list[str] = field(default_factory=list)  # search keys whose entries were stored again
+    seconds: dict[str, float] = field(default_factory=dict)  # per phase, when the job asked for a profile
 
 
 def subagent_search_key(session_key: str, qualified_id: str) -> str:

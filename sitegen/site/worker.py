@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path, PurePosixPath
+from typing import ParamSpec, TypeVar
 
 from sitegen import __version__
 from sitegen.errors import SitegenError
@@ -29,6 +31,7 @@ from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
 from sitegen.site.sources import is_utf8_path
+from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Node, Transcript
@@ -47,9 +50,23 @@ def _fragments() -> FragmentStore:
 
 
 @cache
-def _renderer() -> PageRenderer:
+def _clock() -> PhaseClock:
+    return PhaseClock()
+
+
+@cache
+def _renderer(profile: bool) -> PageRenderer:
     """One renderer per worker process, so the highlight cache is shared by all its pages."""
-    return PageRenderer(_fragments())
+    return PageRenderer(_fragments(), _clock() if profile else None)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _timed(job: RenderJob, phase: str, func: Callable[P, R]) -> Callable[P, R]:
+    """func, timed as a phase when the build profiles."""
+    return _clock().timed(phase, func) if job.profile else func
 
 
 @cache
@@ -173,13 +190,13 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
             fragments.keep(stored_key, inputs)
             continue
         try:
-            sub = load_transcript(sidecar.path, [Path(d) for d in job.default_agent_dirs])
+            sub = _timed(job, "load", load_transcript)(sidecar.path, [Path(d) for d in job.default_agent_dirs])
         except SitegenError as error:
             outcome.problem = f"{sidecar.path}: {error}"
             continue
-        _renderer().write(sub, options, site_dir / page)
+        _renderer(job.profile).write(sub, options, site_dir / page)
         outcome.written.append(page)
-        store_search_entries(site_dir, search_key, extract_search_entries(sub))
+        _timed(job, "search", _store_search)(site_dir, search_key, sub)
         outcome.indexed.append(search_key)
         if inputs is not None:
             fragments.keep(stored_key, inputs)
@@ -195,25 +212,39 @@ def _call_anchor(transcript: Transcript, agent_id: str) -> str:
     return ""
 
 
+def _store_search(site_dir: Path, key: str, transcript: Transcript) -> None:
+    store_search_entries(site_dir, key, extract_search_entries(transcript))
+
+
 def render_job(job: RenderJob) -> RenderOutcome:
     """Load, render and write one session; a broken file becomes a problem, never an exception."""
+    if not job.profile:
+        return _render_job(job)
+    clock = _clock()
+    clock.take()
+    outcome = clock.timed("other", _render_job)(job)
+    outcome.seconds = clock.take()
+    return outcome
+
+
+def _render_job(job: RenderJob) -> RenderOutcome:
     outcome = RenderOutcome(key=job.key, source=job.source)
     fragments = _fragments()
     fragments.load(fragments_path(Path(job.site_dir), job.key))
     try:
         outcome.content_hash = content_hash(Path(job.source))
-        transcript = load_transcript(Path(job.source), [Path(d) for d in job.default_agent_dirs])
+        transcript = _timed(job, "load", load_transcript)(Path(job.source), [Path(d) for d in job.default_agent_dirs])
         subagents = _render_subagents(job, transcript, outcome)
         options = _options(job, job.page)
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
-        options.turn_audits = analyse_transcript(transcript)
+        options.turn_audits = _timed(job, "audit", analyse_transcript)(transcript)
         options.related_script = relative_url(job.page, related_script(job.page))
-        _renderer().write(transcript, options, Path(job.site_dir) / job.page)
+        _renderer(job.profile).write(transcript, options, Path(job.site_dir) / job.page)
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
-        outcome.record.terms = session_terms(transcript)
-        store_search_entries(Path(job.site_dir), job.key, extract_search_entries(transcript))
+        outcome.record.terms = _timed(job, "related", session_terms)(transcript)
+        _timed(job, "search", _store_search)(Path(job.site_dir), job.key, transcript)
         fragments.save(fragments_path(Path(job.site_dir), job.key))
     except SitegenError as error:
         outcome.problem = str(error)
