@@ -37,10 +37,12 @@ END
 \r\n"""
 
 
-@pytest.fixture(autouse=True, params=["joined", "rule by rule"])
+@pytest.fixture(autouse=True, params=["dispatched and joined", "dispatched", "rule by rule"])
 def join_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test runs with states joined at once and with states never joined."""
-    monkeypatch.setattr(lexing, "JOIN_AFTER", 1 if request.param == "joined" else 10**9)
+    """Every test runs with rules chosen by the next character (their choices joined at once, or
+    never), and with every rule tried in turn as pygments does."""
+    monkeypatch.setattr(lexing, "DISPATCH_AFTER", 10**9 if request.param == "rule by rule" else 1)
+    monkeypatch.setattr(lexing, "JOIN_AFTER", 1 if request.param == "dispatched and joined" else 10**9)
     monkeypatch.setattr(lexing, "_machines", {})
     return str(request.param)
 
@@ -99,14 +101,19 @@ def test_rules_are_compiled_when_first_tried() -> None:
     assert 0 < len(compiled) < len(rules) / 2
 
 
-def test_common_lexers_are_joined() -> None:
-    """The speed comes from joined states: the languages agents read most must get them."""
+def test_common_lexers_are_dispatched_and_joined() -> None:
+    """The speed comes from trying only the rules that can match the next character, joined: the
+    languages agents read most must get both."""
     for alias in ("python", "typescript", "tsx", "rust", "go", "bash", "javascript", "java", "c", "css", "html"):
         lexer = _lexer_by_name(alias)
         assert isinstance(lexer, RegexLexer)
         for state in _machine(lexer).values():
             state.join()
-            assert state.joined is not None, alias
+            assert state.choices is not None
+            for choice in state.choices:
+                assert choice.joined is not None or len(choice.rules) <= 1, alias
+            # A letter is matched by far fewer rules than the state has.
+            assert len(state.choices[ord("q")].rules) < len(state.rules) or len(state.rules) < 4, alias
 
 
 @pytest.mark.parametrize("alias", ["python", "bash", "rust", "typescript", "html", "c", "ruby", "perl"])
@@ -132,3 +139,23 @@ def test_real_source_files_give_pygments_tokens() -> None:
         lexer = _lexer_by_name(alias)
         assert lexer is not None
         assert list(lex(lexer, text)) == list(lexer.get_tokens(text)), path
+
+
+@pytest.mark.parametrize(
+    "alias", ["python", "typescript", "rust", "go", "bash", "json", "yaml", "sql", "tsql", "markdown", "html", "c"]
+)
+def test_a_rule_matches_only_where_its_first_characters_say(alias: str) -> None:
+    """The dispatch's premise, for every rule of the languages agents read most: wherever a rule's
+    pattern matches some text, the character there is one its first characters allow."""
+    lexer = _lexer_by_name(alias)
+    assert lexer is not None
+    if not isinstance(lexer, RegexLexer):
+        pytest.skip(f"{alias} has its own tokenizer")
+    text = SAMPLE + "ſK\u212a\u0130é→ 😀 \u00a0x\u2028y"
+    for state in _machine(lexer).values():
+        for match, _action, _new_state in state.rules:
+            keys = lexing._rule_first(match)
+            for pos in range(len(text)):
+                code = ord(text[pos])
+                if min(code, lexing.WIDE) not in keys:
+                    assert match(text, pos) is None, (alias, pos, text[pos])

@@ -85,17 +85,47 @@ def _css_class(token: _TokenType) -> str:
 
 _classes: dict[_TokenType, str] = {}
 
+# Marks for where a span opens and closes, while the text is escaped in one pass: Unicode
+# noncharacters, which no interchange text should hold (text that does is formatted run by run).
+_OPEN, _CLASS_END, _CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
+
 
 def format_tokens(lexer: Lexer, text: str) -> str:
     """Class-based HTML like pygments' HtmlFormatter, but leaner: plain text and whitespace get no
     span and runs of one class are merged, which halves the size of highlighted pages."""
-    from sitegen.render.lexing import lex
+    from sitegen.render.lexing import lex, lex_at
 
+    if _OPEN in text or _CLASS_END in text or _CLOSE in text:
+        return _format_runs(lex(lexer, text))
+    out: list[str] = []
+    append = out.append
+    current = ""
+    classes = _classes
+    for _pos, token, value in lex_at(lexer, text):
+        css = classes.get(token)
+        if css is None:
+            css = classes[token] = _css_class(token)
+        # Whitespace joins the run it is in, whatever its class.
+        if css != current and value and not value.isspace():
+            if current:
+                append(_CLOSE)
+            if css:
+                append(f"{_OPEN}{css}{_CLASS_END}")
+            current = css
+        append(value)
+    if current:
+        append(_CLOSE)
+    html = "".join(out).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.replace(_OPEN, "<span class=").replace(_CLASS_END, ">").replace(_CLOSE, "</span>")
+
+
+def _format_runs(tokens: Iterable[tuple[_TokenType, str]]) -> str:
+    """format_tokens, one run at a time."""
     out: list[str] = []
     current = ""
     run: list[str] = []
     classes = _classes
-    for token, value in lex(lexer, text):
+    for token, value in tokens:
         if value.isspace() or not value:
             css = current
         else:

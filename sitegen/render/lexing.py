@@ -1,16 +1,20 @@
-"""A faster driver for pygments' regex lexers: a busy state's rules joined into one pattern.
+"""A faster driver for pygments' regex lexers: rules chosen by the next character, then joined.
 
 pygments tries a state's rules one `match` call at a time, about sixteen calls per token in
-typical code. Joined as alternatives of one pattern, the regex engine tries them in the same
-order at the same position, so the first rule that matches wins exactly as before, in one call.
-Compiling a joined pattern costs milliseconds, so a state is joined only once it has matched
-JOIN_AFTER tokens in this process. States whose rules cannot be joined safely (back-references,
-verbose mode, flags that cannot be scoped) keep the rule-by-rule loop, and lexers with their own
-tokenizer are used as they are.
+typical code. Once a state is busy (DISPATCH_AFTER tokens in this process), each rule's pattern is
+read for the characters its match can start with, and at each position only the rules that can
+match the next character are tried, in their order: the others could not match, so the first
+rule that matches is the one pygments would find. A busy choice of several rules (JOIN_AFTER
+tokens) is joined into one pattern, its rules as alternatives in the same order, so the regex
+engine finds that rule in one call. Rules whose first characters cannot be read, or that can match
+nothing at all, are tried at every position. Choices whose rules cannot be joined safely
+(back-references, verbose mode, flags that cannot be scoped) keep the rule-by-rule loop, and lexers
+with their own tokenizer are used as they are.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -19,7 +23,11 @@ from typing import Any
 from pygments.lexer import Lexer, RegexLexer, RegexLexerMeta
 from pygments.token import Error, Whitespace, _TokenType
 
-__all__ = ["lex", "prepare_lexer_class"]
+__all__ = ["lex", "lex_at", "prepare_lexer_class"]
+
+# The regex parser the re module compiles with (private, untyped): it reads a rule's first characters.
+sre: Any = importlib.import_module("re._constants")
+sre_parser: Any = importlib.import_module("re._parser")
 
 Token = tuple[_TokenType, str]
 # pygments' processed rule: (pattern.match, token type or callback or None, state change or None).
@@ -30,13 +38,19 @@ _SCOPED_FLAGS = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s"}
 _LEADING_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
 
-# Tokens a state matches rule by rule before its joined pattern is compiled: a busy state of the
-# TypeScript lexer takes 17 ms to compile and saves under a microsecond a token.
-JOIN_AFTER = 20_000
+# Tokens a state matches rule by rule before its rules are read for their first characters (a
+# state's patterns are then all compiled; most states of a small page never get that far).
+DISPATCH_AFTER = 200
+# Tokens a choice of several rules matches rule by rule before they are joined into one pattern:
+# compiling takes milliseconds for a big choice and saves about a microsecond a token.
+JOIN_AFTER = 2_000
+# Dispatch keys: the next character's code below 128; WIDE for any other character.
+WIDE = 128
 
 
-class _State:
-    """A state's rules, and once it is busy, the joined pattern and its rule per group number."""
+class _Choice:
+    """The rules that can match at a character, in order, and once busy their joined pattern and
+    the rule of each of its groups."""
 
     __slots__ = ("joined", "rules", "rules_by_group", "uses")
 
@@ -47,9 +61,148 @@ class _State:
         self.uses = 0
 
     def join(self) -> None:
-        joined = _join(self.rules)
+        joined = _join(self.rules) if len(self.rules) > 1 else None
         if joined is not None:
             self.joined, self.rules_by_group = joined
+
+
+class _State:
+    """A state's rules, and once it is busy, the choice of rules for each next character."""
+
+    __slots__ = ("choices", "rules", "uses")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.choices: list[_Choice] | None = None
+        self.uses = 0
+
+    def dispatch(self) -> None:
+        """Read each rule's first characters, and make one choice per next character (shared by
+        the characters with the same rules)."""
+        firsts = [_rule_first(match) for match, _action, _new_state in self.rules]
+        shared: dict[tuple[int, ...], _Choice] = {}
+        choices = []
+        for key in range(WIDE + 1):
+            picked = tuple(index for index, first in enumerate(firsts) if key in first)
+            choice = shared.get(picked)
+            if choice is None:
+                choice = shared[picked] = _Choice([self.rules[index] for index in picked])
+                for slot, (match, _action, _new_state) in enumerate(choice.rules):
+                    if isinstance(match, _LazyMatch):  # compiled later: its pattern's match goes here too
+                        match.slots.append((choice.rules, slot))
+            choices.append(choice)
+        self.choices = choices
+
+    def join(self) -> None:
+        """Every choice joined at once (tests; the driver joins a choice when it is busy)."""
+        if self.choices is None:
+            self.dispatch()
+        for choice in self.choices or []:
+            choice.join()
+
+
+# ---- which characters a rule's match can start with ----------------------------------------------
+
+_ASCII = frozenset(range(WIDE))
+# A rule that may match anything, or nothing at all: tried at every position.
+_EVERYWHERE = _ASCII | {WIDE}
+_CATEGORY_ESCAPES = {
+    sre.CATEGORY_DIGIT: r"\d",
+    sre.CATEGORY_NOT_DIGIT: r"\D",
+    sre.CATEGORY_SPACE: r"\s",
+    sre.CATEGORY_NOT_SPACE: r"\S",
+    sre.CATEGORY_WORD: r"\w",
+    sre.CATEGORY_NOT_WORD: r"\W",
+}
+# A first set: the keys of the characters a match can start with, and whether it can be empty.
+First = tuple[frozenset[int], bool]
+
+
+def _rule_first(match: Any) -> frozenset[int]:
+    """The dispatch keys at which a rule can match: _EVERYWHERE when it can match the empty string or
+    its pattern cannot be read."""
+    if isinstance(match, _LazyMatch):
+        regex = match.regex if isinstance(match.regex, str) else match.regex.get()
+        flags = match.flags
+    else:
+        regex, flags = match.__self__.pattern, match.__self__.flags
+    try:
+        parsed = sre_parser.parse(regex, flags)
+        keys, empty = _first(parsed, parsed.state.flags)
+    except Exception:  # a pattern the private parser reads otherwise: tried everywhere, as before
+        return _EVERYWHERE
+    return _EVERYWHERE if empty else keys
+
+
+def _first(items: Any, flags: int) -> First:
+    """First set of a sequence: each item's, until one cannot match the empty string."""
+    keys: set[int] = set()
+    for op, av in items:
+        item_keys, empty = _first_item(op, av, flags)
+        keys |= item_keys
+        if not empty:
+            return frozenset(keys), False
+    return frozenset(keys), True
+
+
+def _first_item(op: Any, av: Any, flags: int) -> First:
+    if op is sre.LITERAL:
+        return _literal(av, flags), False
+    if op is sre.IN:
+        return _in(av, flags), False
+    if op is sre.BRANCH:
+        branches = [_first(branch, flags) for branch in av[1]]
+        return frozenset().union(*(keys for keys, _ in branches)), any(empty for _, empty in branches)
+    if op is sre.SUBPATTERN:
+        _group, add, drop, sub = av
+        return _first(sub, (flags | add) & ~drop)
+    if op is sre.ATOMIC_GROUP:
+        return _first(av, flags)
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+        low, _high, sub = av
+        keys, empty = _first(sub, flags)
+        return keys, empty or low == 0
+    if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+        return frozenset(), True  # zero-width: the next item consumes the first character
+    if op is sre.GROUPREF_EXISTS:
+        _group, yes, no = av
+        yes_keys, yes_empty = _first(yes, flags)
+        no_keys, no_empty = _first(no, flags) if no is not None else (frozenset(), True)
+        return yes_keys | no_keys, yes_empty or no_empty
+    return _EVERYWHERE, True  # any character (ANY, NOT_LITERAL), a back-reference, or unknown
+
+
+def _literal(code: int, flags: int) -> frozenset[int]:
+    if not flags & re.IGNORECASE:
+        return frozenset({code if code < WIDE else WIDE})
+    if code >= WIDE:
+        return _EVERYWHERE  # a wide letter may match an ASCII one (ſ matches s)
+    char = chr(code)
+    # ...and an ASCII letter a wide one (k matches the Kelvin sign).
+    return frozenset({ord(char.lower()), ord(char.upper()), WIDE})
+
+
+def _in(items: Any, flags: int) -> frozenset[int]:
+    """A character class: its ASCII members, and WIDE when it may hold any other character."""
+    keys: set[int] = set()
+    for op, av in items:
+        if op is sre.LITERAL:
+            keys |= _literal(av, flags)
+        elif op is sre.RANGE:
+            low, high = av
+            if high >= WIDE and flags & re.IGNORECASE:
+                return _EVERYWHERE
+            for code in range(low, min(high, WIDE - 1) + 1):
+                keys |= _literal(code, flags)
+            if high >= WIDE:
+                keys.add(WIDE)
+        elif op is sre.CATEGORY and av in _CATEGORY_ESCAPES:
+            category = re.compile(_CATEGORY_ESCAPES[av], flags & re.ASCII)
+            keys.update(code for code in range(WIDE) if category.match(chr(code)))
+            keys.add(WIDE)
+        else:  # NEGATE and anything else: any character
+            return _EVERYWHERE
+    return frozenset(keys)
 
 
 def _renumbered(pattern: str, offset: int, prefix: str) -> str | None:
@@ -222,17 +375,20 @@ def _machine(lexer: RegexLexer) -> dict[str, _State]:
 
 def lex(lexer: Lexer, text: str) -> Iterator[Token]:
     """The (token type, text) pairs lexer.get_tokens(text) gives, sooner for regex lexers."""
-    own_tokenizer = type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
-    if not isinstance(lexer, RegexLexer) or own_tokenizer or lexer.filters:
-        yield from lexer.get_tokens(text)
-        return
-    text = lexer._preprocess_lexer_input(text)  # type: ignore[attr-defined]
-    for _pos, token, value in _run(lexer, text):
+    for _pos, token, value in lex_at(lexer, text):
         yield token, value
 
 
+def lex_at(lexer: Lexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
+    """lex(lexer, text) with each token's position (-1 from lexers with their own tokenizer)."""
+    own_tokenizer = type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
+    if not isinstance(lexer, RegexLexer) or own_tokenizer or lexer.filters:
+        return ((-1, token, value) for token, value in lexer.get_tokens(text))
+    return _run(lexer, lexer._preprocess_lexer_input(text))  # type: ignore[attr-defined]
+
+
 def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
-    """RegexLexer's state machine over the joined states; the same tokens, in the same order."""
+    """RegexLexer's state machine over the dispatched states; the same tokens, in the same order."""
     machine = _machine(lexer)
     stack = ["root"]
     state = machine["root"]
@@ -241,11 +397,25 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
     while True:
         rule: Rule | None = None
         m: re.Match[str] | None = None
-        joined = state.joined
-        if joined is not None:
-            m = joined(text, pos)
-            if m is not None:
-                rule = state.rules_by_group[m.lastindex]  # type: ignore[index]
+        joined = None
+        choices = state.choices
+        if choices is not None and pos < end:
+            code = ord(text[pos])
+            choice = choices[code if code < WIDE else WIDE]
+            joined = choice.joined
+            if joined is not None:
+                m = joined(text, pos)
+                if m is not None:
+                    rule = choice.rules_by_group[m.lastindex]  # type: ignore[index]
+            else:
+                for candidate in choice.rules:
+                    m = candidate[0](text, pos)
+                    if m is not None:
+                        rule = candidate
+                        break
+                choice.uses += 1
+                if choice.uses == JOIN_AFTER:
+                    choice.join()
         else:
             for candidate in state.rules:
                 m = candidate[0](text, pos)
@@ -253,8 +423,8 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
                     rule = candidate
                     break
             state.uses += 1
-            if state.uses == JOIN_AFTER:
-                state.join()
+            if state.uses == DISPATCH_AFTER:
+                state.dispatch()
         if rule is None or m is None:
             if pos >= end:
                 return
