@@ -21,14 +21,19 @@ __all__ = ["MarkdownRenderer"]
 _LINK_SCHEMES = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
 # Images may only be data: URIs of raster types: anything else would be a request off the page.
 _IMAGE_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.IGNORECASE)
-# Text that cannot contain markdown syntax: no markup characters, no line that could open a block
-# (list, quote, heading underline, indented code), no hard line break. Such text (most user
-# messages) skips the parser; test_markdown checks the result equals markdown-it's.
+# Text that cannot contain markdown syntax but inline code: no other markup characters, no line that
+# could open a block (list, quote, heading, underline, indented code), no hard line break. Such text
+# (most messages) skips the parser; test_markdown checks the result equals markdown-it's.
 _MAYBE_MARKDOWN = re.compile(
-    r"[\\`*_\[\]<>#|~&!\r\t\x00\x0b\x0c\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-    r"|^ *(?:[-+*=]|\d{1,9}[.)])|^ {4}|  $",
+    r"[\\*\[\]<>|~&!\r\t\x00\x0b\x0c\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    r"|^ *(?:[-+*=]|\d{1,9}[.)])|^ {4}|^ {0,3}#|  $",
     re.MULTILINE,
 )
+# Inline code in single backticks on one line. Where every backtick of a text is in such a pair (and
+# none is next to another), they pair up left to right as markdown's code spans do.
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# Underscores between ASCII letters or digits (snake_case): they can neither open nor close emphasis.
+_INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
 _BLANK_LINES = re.compile(r"\n[ ]*(?:\n[ ]*)+")
 
 # Blocks (quotes, lists) nested deeper than this are shown as preformatted text: markdown-it drops
@@ -83,7 +88,7 @@ class MarkdownRenderer:
     def render(self, text: str) -> Markup:
         if len(text) > MARKDOWN_LIMIT:
             return Markup('<pre class="plain">') + escape(text) + Markup("</pre>")
-        if not _MAYBE_MARKDOWN.search(text):
+        if _plain_but_code(text):
             return Markup(plain_paragraphs(text))
         if self.fragments is None:
             return Markup(self._render(text))
@@ -106,13 +111,43 @@ class MarkdownRenderer:
         return str(md.renderer.render(tokens, md.options, env))
 
 
+def _plain_but_code(text: str) -> bool:
+    """Whether text has no markdown syntax but inline code in single backticks (and underscores
+    inside words, which are no syntax)."""
+    if "_" in text:
+        text = _INTRAWORD_UNDERSCORES.sub("x", text)
+    if "`" in text:
+        if "``" in text:  # a longer backtick string: spans pair otherwise
+            return False
+        text = _CODE_SPAN.sub("x", text)
+    return "`" not in text and "_" not in text and not _MAYBE_MARKDOWN.search(text)
+
+
 def plain_paragraphs(text: str) -> str:
-    """What markdown-it renders for text without markdown syntax: paragraphs split at blank lines."""
+    """What markdown-it renders for text whose only syntax is inline code (_plain_but_code):
+    paragraphs split at blank lines."""
     html = []
     for block in _BLANK_LINES.split(text.strip(" \n")):
         lines = [line.strip(" ") for line in block.split("\n")]
-        html.append(f"<p>{_escape_html(chr(10).join(lines))}</p>\n")
+        html.append(f"<p>{_inline_code(chr(10).join(lines))}</p>\n")
     return "".join(html) if text.strip(" \n") else ""
+
+
+def _inline_code(text: str) -> str:
+    """Escaped text with its code spans as markdown-it renders them: one space trimmed from each end
+    of code that starts and ends with one (and is not all spaces)."""
+    if "`" not in text:
+        return _escape_html(text)
+    out = []
+    position = 0
+    for match in _CODE_SPAN.finditer(text):
+        code = match.group(1)
+        if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+            code = code[1:-1]
+        out.append(f"{_escape_html(text[position : match.start()])}<code>{_escape_html(code)}</code>")
+        position = match.end()
+    out.append(_escape_html(text[position:]))
+    return "".join(out)
 
 
 def _escape_html(raw: str) -> str:
