@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -81,11 +82,49 @@ def _apply(codes: list[int], state: dict[str, str]) -> None:
         index += 1
 
 
+# Marks for where a span opens and closes, while the text is escaped in one pass (Unicode
+# noncharacters; text holding them is converted piece by piece instead).
+_OPEN, _CLASS_END, _CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
+
+
+@lru_cache(maxsize=4096)
+def _transition(state: tuple[tuple[str, str], ...], params: str) -> tuple[tuple[tuple[str, str], ...], str]:
+    """The style after an SGR sequence's parameters, and its classes ("" for none); a log repeats the
+    same few sequences thousands of times."""
+    codes = [_code(c) for c in params.split(";")] if params else [0]
+    styles = dict(state)
+    _apply(codes, styles)
+    return tuple(styles.items()), _classes(styles)
+
+
 def ansi_to_html(text: str) -> Markup:
     """Escaped text with SGR colours as <span class="ansi-…">; other control sequences removed."""
     if "\x1b" not in text:
         return escape_text(text)
     text = _OTHER_ESCAPES.sub("", text)
+    if _OPEN in text or _CLASS_END in text or _CLOSE in text:
+        return _ansi_pieces(text)
+    # The split alternates text and each SGR sequence's parameters.
+    pieces = _SGR.split(text)
+    out = [pieces[0]]
+    state: tuple[tuple[str, str], ...] = ()
+    open_span = False
+    for index in range(1, len(pieces), 2):
+        state, classes = _transition(state, pieces[index])
+        if open_span:
+            out.append(_CLOSE)
+        open_span = bool(classes)
+        if open_span:
+            out.append(f"{_OPEN}{classes}{_CLASS_END}")
+        out.append(pieces[index + 1])
+    if open_span:
+        out.append(_CLOSE)
+    html = "".join(out).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return Markup(html.replace(_OPEN, '<span class="').replace(_CLASS_END, '">').replace(_CLOSE, "</span>"))
+
+
+def _ansi_pieces(text: str) -> Markup:
+    """ansi_to_html, one piece at a time."""
     out: list[str] = []
     state: dict[str, str] = {}
     position = 0
