@@ -1,11 +1,15 @@
-"""ANSI colours to spans: the one-pass conversion gives exactly the piece-by-piece one."""
+"""Conversions done in one pass over a text for speed give exactly what the step-by-step ones gave."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitegen.render.ansi import _OTHER_ESCAPES, _ansi_pieces, ansi_to_html
+from sitegen.render.page import _html_bytes
 
 # Text, markup characters, SGR sequences (with odd and huge parameters), other escapes and the
 # noncharacters the one-pass conversion marks spans with.
@@ -43,3 +47,10 @@ def test_colours_and_markup() -> None:
     assert html == (
         '<span class="ansi-bold ansi-fg1">ZZ &lt;red&gt; &amp; bold</span> plain <span class="ansi-fg2">green</span>'
     )
+
+
+@pytest.mark.parametrize("text", ["plain … text → ok", "", "a\x00b\x07c\x1b[0m\x7fd\te\nf\rg", "\ud800 lone"])
+def test_page_bytes_replace_control_characters(text: str) -> None:
+    """C0 controls (but tab, newline and carriage return) and DEL become U+FFFD, whatever else is there."""
+    expected = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "\ufffd", text).encode("utf-8", "surrogatepass")
+    assert _html_bytes(text) == expected
