@@ -20,6 +20,7 @@ from sitegen.fileio import replacing
 from sitegen.gcpause import heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import AttachmentResolver
+from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
@@ -228,6 +229,9 @@ class PageRenderer:
             fmt_tokens=format_tokens,
             human_size=human_size,
             highlight=self.highlighter.code,
+            tool_card=tool_card,
+            folded=folded,
+            images=images,
         )
         self._page = self.env.get_template("page.html.j2")
         self._nested = self.env.get_template("nested.html.j2")

@@ -1,0 +1,169 @@
+"""Tool cards and the small pieces of entries (folded text, diffs, images) as HTML built in Python.
+
+A tool call is the most frequent thing on a page; as jinja macros, their calls and attribute lookups
+cost more than the markup. These functions are the templates' globals of the same names
+(templates/_entry.html.j2 calls them) and give exactly what the macros gave; tests/test_golden.py
+holds them to it. Every value is escaped as jinja's autoescape does, unless it is Markup already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+from markupsafe import Markup, escape
+
+from sitegen.render.text import Folded, human_size
+from sitegen.render.tools import DiffLine, ImageView, ToolView
+
+__all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "tool_card"]
+
+
+class CardContext(Protocol):
+    """What a card needs of the page (sitegen.render.page.EntryContext)."""
+
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def parents(self) -> Mapping[str, str | None]: ...
+    @property
+    def on_path(self) -> set[str]: ...
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+    @property
+    def subagent_urls(self) -> Mapping[str, str]: ...
+
+
+def folded(f: Folded, cls: str) -> Markup:
+    """A preview, and the rest folded behind a control that says how much it holds."""
+    css = escape(cls)
+    html = f'<pre class="{css}">{escape(f.head)}</pre>'
+    if f.rest:
+        html += (
+            f'<details class="fold"><summary>{escape(f.summary)}</summary>'
+            f'<pre class="{css} rest">{escape(f.rest)}</pre></details>'
+        )
+    return Markup(html)
+
+
+def diff_lines(lines: Iterable[DiffLine]) -> Markup:
+    return Markup("".join(f'<span class="d-{escape(line.kind)}">{escape(line.text)}</span>\n' for line in lines))
+
+
+def images(views: Iterable[ImageView]) -> Markup:
+    out = []
+    for image in views:
+        if image.src:
+            out.append(
+                f'<img class="msg-image" src="{escape(image.src)}" alt="image ({escape(image.mime)})" loading="lazy">'
+            )
+        else:
+            out.append(f'<span class="image-missing">[{escape(image.note)}]</span>')
+    return Markup("".join(out))
+
+
+def result_attrs(entry_id: str, ctx: CardContext) -> Markup:
+    """The id (and on the page itself, the parent) of an entry shown inside its call's card."""
+    if ctx.prefix:
+        return Markup(f'id="{escape(ctx.prefix)}{escape(entry_id)}"')
+    return Markup(f'id="entry-{escape(entry_id)}" data-parent="{escape(ctx.parents.get(entry_id) or "")}"')
+
+
+def tool_card(v: ToolView, ctx: CardContext) -> Markup:
+    """A tool call with its arguments, input, diff, result and attachments."""
+    out = [
+        f'<section class="tool tool-{escape(v.kind)} status-{escape(v.status)}" data-call="{escape(v.call_id)}">\n'
+        f'<header class="tool-head"><span class="tool-name">{escape(v.name)}</span>'
+    ]
+    if v.kind == "bash":
+        out.append(f' <code class="tool-summary">$ {escape(v.summary)}</code>')
+    elif v.summary:
+        out.append(f' <code class="tool-summary">{escape(v.summary)}</code>')
+    if v.diff_stat:
+        out.append(f' <span class="diff-stat">{escape(v.diff_stat)}</span>')
+    if v.exit_code is not None:
+        fail = " exit-fail" if v.exit_code != 0 else ""
+        out.append(f' <span class="exit{fail}">exit {escape(v.exit_code)}</span>')
+    if v.status == "error":
+        out.append(' <span class="badge error">error</span>')
+    elif v.status == "pending":
+        out.append(' <span class="badge pending">no result</span>')
+    if ctx.subagent_urls and v.kind == "task":
+        for attachment in v.attachments:
+            agent = attachment.label[8:]
+            if agent in ctx.subagent_urls:
+                url = escape(ctx.subagent_urls[agent])
+                out.append(f' <a class="subagent-link" href="{url}">subagent page {escape(agent)}</a>')
+    out.append("</header>\n")
+    if v.arguments:
+        opened = " open" if v.kind == "generic" else ""
+        out.append(
+            f'<details class="tool-args"{opened}><summary>Arguments</summary>'
+            f'<pre class="code highlight">{escape(v.arguments)}</pre></details>'
+        )
+    if v.input:
+        out.append(f'<div class="tool-input">{folded(v.input, "code highlight")}</div>')
+    if v.diff:
+        out.append(f'<pre class="diff">{diff_lines(v.diff)}</pre>')
+        if v.diff_rest:
+            out.append(
+                f'<details class="fold"><summary>Show {len(v.diff_rest)} more diff lines</summary>'
+                f'<pre class="diff rest">{diff_lines(v.diff_rest)}</pre></details>'
+            )
+    if v.result_id:
+        out.append(_result(v, v.result_id, ctx))
+    out.append("</section>")
+    return Markup("".join(out))
+
+
+def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
+    """The result part of a card: its frame (odek), output, images and attachments."""
+    label = ctx.labels.get(result_id)
+    off_path = " off-path" if not ctx.prefix and result_id not in ctx.on_path else ""
+    labelled = f' data-label="{escape(label)}"' if label else ""
+    out = [f'<div class="tool-result{off_path}" {result_attrs(result_id, ctx)}{labelled}>\n']
+    if label:
+        out.append(f'<p class="result-head"><span class="badge label">{escape(label)}</span></p>')
+    frame = v.frame
+    if frame:
+        out.append(f'<div class="odek-frame"><p class="frame-head">TOOL RESULT: <code>{escape(frame.tool_name)}</code>')
+        if frame.nonce:
+            out.append(f' <span class="muted">[{escape(frame.nonce)}]</span>')
+        if frame.label:
+            out.append(f' <span class="frame-label">({escape(frame.label)})</span>')
+        out.append("</p>\n")
+        for segment in frame.segments:
+            if segment.kind == "omitted":
+                out.append(f'<p class="omitted">… {escape(segment.note)} …</p>\n')
+            elif segment.kind == "untrusted":
+                source = f" from <code>{escape(segment.source)}</code>" if segment.source else ""
+                unclosed = ' <span class="badge error">not closed</span>' if not segment.closed else ""
+                body = folded(segment.body, "code output") if segment.body is not None else ""
+                out.append(
+                    f'<div class="untrusted"><p class="untrusted-source">Untrusted content{source}{unclosed}</p>'
+                    f"{body}</div>\n"
+                )
+            elif segment.body is not None and segment.body.lines:
+                out.append(f"{folded(segment.body, 'code output')}\n")
+        out.append("</div>\n")
+    if v.output and v.output.lines:
+        terminal = " terminal" if v.kind in ("bash", "generic") else ""
+        out.append(f'<div class="tool-output{terminal}">{folded(v.output, "code highlight output")}</div>')
+    out.append(f"{images(v.images)}\n")
+    for attachment in v.attachments:
+        out.append(
+            f'<details class="attachment"><summary>{escape(attachment.label)} · '
+            f"{escape(human_size(attachment.size))}</summary>"
+        )
+        if attachment.label.startswith("agent://"):
+            out.append(f'<div class="md agent-output">{escape(attachment.body)}</div>')
+        else:
+            out.append(f'<pre class="code output">{escape(attachment.body)}</pre>')
+        if attachment.transcript:
+            transcript = escape(attachment.transcript)
+            out.append(f'<details class="subagent"><summary>Subagent transcript</summary>{transcript}</details>')
+        elif attachment.transcript_shown_before:
+            out.append('<p class="muted">Its transcript is embedded at the first call that named it.</p>')
+        out.append("</details>\n")
+    out.append("</div>")
+    return "".join(out)
