@@ -23,7 +23,11 @@ ROOT = HERE.parent
 OUT = HERE / "out"
 MB = 1024 * 1024
 REAL_FIXTURES = ROOT.parent / "shared" / "fixtures" / "real"
-PIREF = Path("/tmp/piref/node_modules/.bin")
+# Where the reference tools are installed (npm install in /tmp/piref; this sandbox has /tmp/ref).
+PIREF = next(
+    (p for p in (Path("/tmp/piref/node_modules/.bin"), Path("/tmp/ref/node_modules/.bin")) if p.is_dir()),
+    Path("/tmp/piref/node_modules/.bin"),
+)
 # The goal: our export takes at most half of pi's time.
 GOAL_TIME_RATIO = 0.5
 # "Page size about the session size" for tool-heavy sessions; allow a little over.
