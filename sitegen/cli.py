@@ -53,7 +53,8 @@ def user_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (typer.Exit, typer.Abort):
+        except (typer.Exit, typer.Abort, typer.BadParameter):
+            # Usage mistakes found by the command itself (typer.BadParameter): the usage hint, exit 2.
             raise
         except SitegenError as error:
             raise fail(str(error)) from None
@@ -314,12 +315,23 @@ def export_command(
     open_page: Annotated[bool, typer.Option("--open", help="Open the page in the browser.")] = False,
     branch: Annotated[bool, typer.Option("--branch", help="Only the default branch (smaller page).")] = False,
     redact: Annotated[bool, typer.Option("--redact", help="Replace secrets with [REDACTED:kind].")] = False,
+    artifacts: Annotated[
+        str,
+        typer.Option(
+            "--artifacts",
+            metavar="budget|full|none",
+            help="Tool output the session points at: about 5 MB per page, the long ones by head and tail "
+            "(budget); all of it (full); or only where it is (none).",
+        ),
+    ] = "budget",
     agent_dir: AgentDirOption = None,
     odek_dir: OdekDirOption = None,
 ) -> None:
     """Write one self-contained HTML page for a session."""
     from sitegen.render.export import export_page, load_transcript
 
+    if artifacts not in ("budget", "full", "none"):
+        raise typer.BadParameter(f"{artifacts!r} is not one of budget, full, none", param_hint="--artifacts")
     if output is not None and out is not None and output != out:
         raise typer.BadParameter("give the output file once, as OUTPUT or as --out", param_hint="--out")
     output = output if output is not None else out
@@ -328,7 +340,9 @@ def export_command(
     redactor = _redactor() if redact else None
     target = _export_target(output, path)
     try:
-        export_page(transcript, target, branch_only=branch, parallel=True, **_filters(redactor))
+        export_page(
+            transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor)
+        )
     except OSError as error:
         # Said of the page the user named, not of the temporary file beside it that failed.
         raise fail(f"Cannot write {target}: {error.strerror or error}") from None

@@ -57,8 +57,10 @@ def open_page(
     width: int = 1280,
     height: int = 900,
     color_scheme: Literal["light", "dark", "no-preference"] = "light",
+    allow: Path | None = None,
 ) -> tuple[Page, PageWatch]:
-    """Open a local file in a fresh context; any request other than the file itself is recorded and blocked."""
+    """Open a local file in a fresh context; any request other than the file itself (or a file in the
+    folder `allow`, for a site's pages) is recorded and blocked."""
     context = browser.new_context(
         viewport={"width": width, "height": height},
         color_scheme=color_scheme,
@@ -66,6 +68,7 @@ def open_page(
     page = context.new_page()
     watch = PageWatch()
     own_url = path.resolve().as_uri()
+    allowed = allow.resolve().as_uri() + "/" if allow is not None else None
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
@@ -73,7 +76,7 @@ def open_page(
 
     def on_route(route: Route) -> None:
         url = route.request.url
-        if url.split("#", 1)[0] == own_url:
+        if url.split("#", 1)[0] == own_url or (allowed is not None and url.startswith(allowed)):
             route.continue_()
         else:
             watch.requests.append(url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
+from sitegen.render.text import human_size
 from sitegen.render.tools import Attachment, referenced_urls
 from sitegen.session.artifacts import resolve_internal_url
 from sitegen.session.session import open_session
@@ -21,12 +22,75 @@ from sitegen.transcript.transform import map_transcript_text
 if TYPE_CHECKING:
     from sitegen.render.page import PageRenderer
 
-__all__ = ["MAX_ATTACHMENT_CHARS", "MAX_SUBAGENT_DEPTH", "AttachmentResolver"]
+__all__ = [
+    "ARTIFACT_MODES",
+    "MAX_ATTACHMENT_CHARS",
+    "MAX_SUBAGENT_DEPTH",
+    "ArtifactBudget",
+    "AttachmentResolver",
+    "ExternalWriter",
+]
 
 log = logging.getLogger("sitegen.render")
 
-# An artifact bigger than this is cut, with a note: one runaway log must not make a 1 GB page.
-MAX_ATTACHMENT_CHARS = 5_000_000
+# --artifacts full: an artifact bigger than this is still cut, with a note: no 1 GB page.
+MAX_ATTACHMENT_CHARS = 50_000_000
+ARTIFACT_MODES = ("budget", "full", "none")
+# A site page's writer of an output too big to inline: (key, rendered HTML) -> the URL of its script.
+ExternalWriter = Callable[[str, Markup], str]
+
+
+@dataclass(slots=True)
+class ArtifactBudget:
+    """How much of what tool output points at a page carries. "budget": each output whole up to `each`
+    characters, a longer one by its head and tail, and `total` in all per page; then only their names.
+    "full": everything; "none": only their names. A site page (external set) never inlines an output
+    over the budget: it is written beside the page and loaded when opened."""
+
+    mode: str = "budget"
+    total: int = 5_000_000
+    each: int = 256_000
+    head: int = 64_000
+    tail: int = 64_000
+    external: ExternalWriter | None = None
+    spent: int = 0
+
+    def place(self, url: str, text: str, render: Callable[[str], Markup]) -> tuple[Markup, str, str | None]:
+        """The HTML the page carries for an output, a note of what it left out, and its script URL."""
+        size = len(text)
+        where = f"the full output is in {url}"
+        if self.mode == "none":
+            return Markup(""), f"Not on this page (--artifacts none): {where} ({human_size(size)}).", None
+        if self.mode == "full":
+            if size <= MAX_ATTACHMENT_CHARS:
+                return render(text), "", None
+            note = f"{human_size(size - MAX_ATTACHMENT_CHARS)} more: {where}."
+            return render(text[:MAX_ATTACHMENT_CHARS]), note, None
+        whole = size <= self.each and self.spent + size <= self.total
+        if whole:
+            self.spent += size
+            return render(text), "", None
+        if self.external is not None:
+            return Markup(""), f"{human_size(size)}, loaded when opened.", self.external(url, render(text))
+        if self.spent + self.head + self.tail <= self.total:
+            head, tail = _head_and_tail(text, self.head, self.tail)
+            self.spent += len(head) + len(tail)
+            left = size - len(head) - len(tail)
+            note = f"{human_size(left)} more: {where}."
+            cut = Markup('<span class="artifact-cut">… ') + note + Markup(" …</span>\n")
+            return render(head) + cut + render(tail), note, None
+        return Markup(""), f"Not on this page (its {human_size(self.total)} for outputs are spent): {where}.", None
+
+
+def _head_and_tail(text: str, head: int, tail: int) -> tuple[str, str]:
+    """The first and last lines of a long text, at most head and tail characters, cut at line ends."""
+    first = text[:head]
+    cut = first.rfind("\n")
+    first = first[: cut + 1] if cut > head // 2 else first
+    last = text[-tail:]
+    cut = last.find("\n")
+    last = last[cut + 1 :] if 0 <= cut < tail // 2 else last
+    return first, last
 # Subagents can start subagents; embedding stops at this depth (deeper ones are linked by name).
 MAX_SUBAGENT_DEPTH = 3
 
@@ -42,6 +106,7 @@ class AttachmentResolver:
         depth: int = 0,
         linked: frozenset[str] = frozenset(),
         value_filter: Callable[[Any], Any] | None = None,
+        budget: ArtifactBudget | None = None,
     ) -> None:
         self.artifacts_dirs = [d for d in artifacts_dirs if d.is_dir()]
         self.renderer = renderer
@@ -51,6 +116,8 @@ class AttachmentResolver:
         # Subagents that have their own page (site): linked there instead of embedded.
         self.linked = linked
         self._cache: dict[str, Attachment | None] = {}
+        # One budget per page: embedded subagents spend from their parent's.
+        self.budget = budget if budget is not None else ArtifactBudget()
 
     def attachments_for(self, text: str) -> list[Attachment]:
         found = []
@@ -79,15 +146,14 @@ class AttachmentResolver:
             log.warning("cannot read %s: %s", url, error)
             return None
         size = len(content)
-        if size > MAX_ATTACHMENT_CHARS:
-            content = content[:MAX_ATTACHMENT_CHARS] + f"\n… [{size - MAX_ATTACHMENT_CHARS:,} more characters]"
         if self.text_filter is not None:
             content = self.text_filter(content)
         if url.startswith("artifact://"):
-            return Attachment(label=url, body=ansi_to_html(content), size=size)
+            body, note, src = self.budget.place(url, content, ansi_to_html)
+            return Attachment(label=url, body=body, size=size, note=note, src=src)
         agent_id = url.removeprefix("agent://")
-        body = self.renderer.markdown.render(content)
-        return Attachment(label=url, body=body, size=size, transcript=self._sidecar(agent_id))
+        body, note, src = self.budget.place(url, content, self.renderer.markdown.render)
+        return Attachment(label=url, body=body, size=size, note=note, src=src, transcript=self._sidecar(agent_id))
 
     def _sidecar(self, agent_id: str) -> Markup | None:
         sidecar = next(
@@ -105,6 +171,6 @@ class AttachmentResolver:
         # A subagent's artifacts live in a folder named like its sidecar, or in the parent's (adopted).
         dirs = [sidecar.with_suffix(""), *self.artifacts_dirs]
         nested = AttachmentResolver(
-            dirs, self.renderer, self.text_filter, self.depth + 1, value_filter=self.value_filter
+            dirs, self.renderer, self.text_filter, self.depth + 1, value_filter=self.value_filter, budget=self.budget
         )
         return self.renderer.render_nested(transcript, nested, prefix=f"sub-{agent_id}-")

@@ -151,13 +151,16 @@ def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
         out.append(f'<div class="tool-output{terminal}">{folded(v.output, "code highlight output")}</div>')
     out.append(f"{images(v.images)}\n")
     for attachment in v.attachments:
+        # An output over the page's budget: loaded from beside the page when opened (artifacts.js).
+        lazy = f' data-src="{escape(attachment.src)}" data-key="{escape(attachment.label)}"' if attachment.src else ""
+        note = f' · <span class="attachment-note">{escape(attachment.note)}</span>' if attachment.note else ""
         out.append(
-            f'<details class="attachment"><summary>{escape(attachment.label)} · '
-            f"{escape(human_size(attachment.size))}</summary>"
+            f'<details class="attachment"{lazy}><summary>{escape(attachment.label)} · '
+            f"{escape(human_size(attachment.size))}{note}</summary>"
         )
         if attachment.label.startswith("agent://"):
             out.append(f'<div class="md agent-output">{escape(attachment.body)}</div>')
-        else:
+        elif attachment.body or attachment.src:
             out.append(f'<pre class="code output">{escape(attachment.body)}</pre>')
         if attachment.transcript:
             transcript = escape(attachment.transcript)

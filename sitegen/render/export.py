@@ -20,6 +20,7 @@ def _page_options(
     text_filter: Callable[[str], str] | None,
     value_filter: Callable[[Any], Any] | None,
     parallel: bool,
+    artifacts: str = "budget",
 ) -> PageOptions:
     if text_filter is not None:
         map_transcript_text(transcript, text_filter, value_filter)
@@ -29,6 +30,7 @@ def _page_options(
         text_filter=text_filter,
         value_filter=value_filter,
         parallel=parallel,
+        artifacts=artifacts,
     )
 
 
@@ -40,10 +42,11 @@ def export_page(
     text_filter: Callable[[str], str] | None = None,
     value_filter: Callable[[Any], Any] | None = None,
     parallel: bool = False,
+    artifacts: str = "budget",
 ) -> int:
     """Write the self-contained page to output as it is rendered (through a temporary name, so never
-    half a page); returns its size. Filters as for export_html."""
-    options = _page_options(transcript, branch_only, text_filter, value_filter, parallel)
+    half a page); returns its size. Filters as for export_html; artifacts as PageOptions.artifacts."""
+    options = _page_options(transcript, branch_only, text_filter, value_filter, parallel, artifacts)
     return PageRenderer().write(transcript, options, output)
 
 

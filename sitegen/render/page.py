@@ -19,7 +19,7 @@ from sitegen import __version__
 from sitegen.fileio import replacing
 from sitegen.gcpause import heap_frozen
 from sitegen.render.ansi import ansi_to_html
-from sitegen.render.attachments import AttachmentResolver
+from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
@@ -54,7 +54,17 @@ _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
 PAGE_STYLES = ("page.css", "sidebar.css", "highlight.css")
-PAGE_SCRIPTS = ("keys.js", "page.js", "totals.js", "tree.js", "outline.js", "context.js", "find.js", "images.js")
+PAGE_SCRIPTS = (
+    "keys.js",
+    "page.js",
+    "totals.js",
+    "tree.js",
+    "outline.js",
+    "context.js",
+    "find.js",
+    "images.js",
+    "artifacts.js",
+)
 
 
 @dataclass(slots=True)
@@ -84,6 +94,10 @@ class PageOptions:
     turn_audits: list[TurnAudit] | None = None
     # Render a long page on two cores (the export command; the site build parallelises by session).
     parallel: bool = False
+    # What tool output points at (artifact://, agent://): "budget" (a few MB per page), "full" or "none";
+    # a site page writes an output over the budget beside itself with artifact_writer.
+    artifacts: str = "budget"
+    artifact_writer: ExternalWriter | None = None
 
 
 @dataclass(slots=True)
@@ -256,8 +270,14 @@ class PageRenderer:
         """The page as UTF-8 chunks, in order."""
         options = options or PageOptions()
         dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
+        budget = ArtifactBudget(mode=options.artifacts, external=options.artifact_writer)
         resolver = AttachmentResolver(
-            dirs, self, options.text_filter, linked=frozenset(options.subagent_urls), value_filter=options.value_filter
+            dirs,
+            self,
+            options.text_filter,
+            linked=frozenset(options.subagent_urls),
+            value_filter=options.value_filter,
+            budget=budget,
         )
         with heap_frozen():
             yield from self._page_chunks(transcript, options, resolver)
@@ -322,6 +342,8 @@ class PageRenderer:
             # the first half. Halves of equal weight come out even: the child is slower by about what
             # the frame costs, as it copies each memory page of the transcript that it touches.
             cut = split_by_weight(nodes, _weight)
+            # Each process spends from its own copy of the budget: half of it each keeps the page's total.
+            resolver.budget.total //= 2
             yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:]))
         yield _html_bytes(tail[0])
 

@@ -47,6 +47,10 @@ class Attachment:
     label: str
     body: Markup
     size: int
+    # What the page left out and where the rest is (a page's budget for artifacts), or "".
+    note: str = ""
+    # Site pages: the script beside the page that holds the whole output, loaded when it is opened.
+    src: str | None = None
     # Rendered HTML of an embedded subagent transcript, when its sidecar exists.
     transcript: Markup | None = None
     transcript_shown_before: bool = False  # embedded at an earlier call that named the same subagent

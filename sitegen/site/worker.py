@@ -17,6 +17,7 @@ from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.session.entries import shorten
+from sitegen.site.artifact_files import ArtifactFiles
 from sitegen.site.assets import folder_hash
 from sitegen.site.jobs import (
     RenderJob,
@@ -194,13 +195,21 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         except SitegenError as error:
             outcome.problem = f"{sidecar.path}: {error}"
             continue
-        _renderer(job.profile).write(sub, options, site_dir / page)
+        _write_page(job, sub, options, site_dir, page)
         outcome.written.append(page)
         _timed(job, "search", _store_search)(site_dir, search_key, sub)
         outcome.indexed.append(search_key)
         if inputs is not None:
             fragments.keep(stored_key, inputs)
     return pages
+
+
+def _write_page(job: RenderJob, transcript: Transcript, options: PageOptions, site_dir: Path, page: str) -> None:
+    """Write a page; outputs over its budget go beside it as scripts, and those it no longer names go."""
+    files = ArtifactFiles(site_dir, page)
+    options.artifact_writer = files.write
+    _renderer(job.profile).write(transcript, options, site_dir / page)
+    files.prune()
 
 
 def _call_anchor(transcript: Transcript, agent_id: str) -> str:
@@ -239,7 +248,7 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
         options.turn_audits = _timed(job, "audit", analyse_transcript)(transcript)
         options.related_script = relative_url(job.page, related_script(job.page))
-        _renderer(job.profile).write(transcript, options, Path(job.site_dir) / job.page)
+        _write_page(job, transcript, options, Path(job.site_dir), job.page)
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]

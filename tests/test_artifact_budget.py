@@ -1,0 +1,111 @@
+"""A page's budget for the tool output a session points at: whole up to a size, head and tail beyond it, a few
+MB in all, then only where it is; --artifacts full and none; a site page loads big outputs when opened."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from browser import assert_clean, chromium, open_page
+from sessions import SessionBuilder, text, tool_call
+from site_helpers import run_sitegen
+
+from sitegen.render.attachments import ArtifactBudget
+from sitegen.render.export import export_html, load_transcript
+
+KB = 1024
+
+
+def log_text(marker: str, size: int) -> str:
+    """A log of about size characters: its first and last lines carry the marker, so a test sees both ends."""
+    body = "".join(f"line {n:07d} of the build\n" for n in range(size // 26))
+    return f"FIRST_{marker}\n{body}LAST_{marker}\n"
+
+
+def session_with_logs(folder: Path, sizes: list[int]) -> Path:
+    """A session whose bash calls each point at an artifact log of the given size."""
+    b = SessionBuilder(session_id="budget-0001", cwd="/work/app")
+    b.user("u1", "build everything")
+    for n in range(len(sizes)):
+        b.assistant(f"a{n}", [text("Building."), tool_call(f"c{n}", "bash", command=f"make part{n}")])
+        b.tool_result(f"r{n}", f"c{n}", "bash", f"output truncated; full output: artifact://{n}")
+    session = b.write(folder / "2026-01-01T00-00-00-000Z_budget-0001.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    for n, size in enumerate(sizes):
+        (artifacts / f"{n}.bash.log").write_text(log_text(f"ZZ{n}ZZ", size), encoding="utf-8")
+    return session
+
+
+def test_small_outputs_are_inlined_whole(tmp_path: Path) -> None:
+    html = export_html(load_transcript(session_with_logs(tmp_path, [20 * KB])))
+    assert "FIRST_ZZ0ZZ" in html and "LAST_ZZ0ZZ" in html
+    assert 'class="artifact-cut"' not in html
+
+
+def test_a_long_output_shows_its_head_and_tail_and_says_where_the_rest_is(tmp_path: Path) -> None:
+    html = export_html(load_transcript(session_with_logs(tmp_path, [2000 * KB])))
+    assert "FIRST_ZZ0ZZ" in html and "LAST_ZZ0ZZ" in html
+    assert re.search(r"[\d.]+ MB more: the full output is in artifact://0", html)
+    assert 'class="artifact-cut"' in html
+    assert len(html) < 600 * KB  # the page carries about 128 KB of the log, not 2 MB
+
+
+def test_the_page_total_is_kept_then_outputs_are_only_named(tmp_path: Path) -> None:
+    session = session_with_logs(tmp_path, [1000 * KB] * 50)
+    html = export_html(load_transcript(session))
+    assert len(html) < ArtifactBudget().total + 1000 * KB
+    assert "FIRST_ZZ0ZZ" in html and "LAST_ZZ0ZZ" in html
+    assert "FIRST_ZZ49ZZ" not in html
+    assert "Not on this page (its 4.8 MB for outputs are spent): the full output is in artifact://49." in html
+
+
+def test_artifacts_option_full_and_none(tmp_path: Path) -> None:
+    session = session_with_logs(tmp_path, [600 * KB])
+    full = tmp_path / "full.html"
+    none = tmp_path / "none.html"
+    assert run_sitegen("export", str(session), str(full), "--artifacts", "full", cwd=tmp_path).returncode == 0
+    assert run_sitegen("export", str(session), "-o", str(none), "--artifacts", "none", cwd=tmp_path).returncode == 0
+    full_html = full.read_text(encoding="utf-8")
+    assert "line 0012000 of the build" in full_html and 'class="artifact-cut"' not in full_html
+    none_html = none.read_text(encoding="utf-8")
+    assert "FIRST_ZZ0ZZ" not in none_html
+    assert "Not on this page (--artifacts none): the full output is in artifact://0 (" in none_html
+    bad = run_sitegen("export", str(session), "--artifacts", "some", cwd=tmp_path)
+    assert bad.returncode == 2 and "Usage" in bad.stderr and "'some' is not one of budget, full, none" in bad.stderr
+
+
+@pytest.mark.browser
+def test_a_site_page_loads_a_big_output_from_beside_it_when_opened(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    session_with_logs(agent / "sessions" / "--work-app--", [20 * KB, 900 * KB])
+    site = tmp_path / "site"
+    result = run_sitegen("build", "--agent-dir", str(agent), "--out", str(site), "--jobs", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    page_file = next(site.glob("sessions/*/*.html"))
+    html = page_file.read_text(encoding="utf-8")
+    assert "FIRST_ZZ0ZZ" in html  # small: inline
+    assert "FIRST_ZZ1ZZ" not in html  # big: never inlined
+    scripts = list(page_file.with_suffix("").glob("artifacts/*.js"))
+    assert len(scripts) == 1 and "LAST_ZZ1ZZ" in scripts[0].read_text(encoding="utf-8")
+    with chromium() as browser:
+        page, watch = open_page(browser, page_file, allow=site)
+        try:
+            section = page.locator('details.attachment[data-key="artifact://1"]')
+            assert "loaded when opened" in section.locator("summary").inner_text()
+            section.locator("summary").click()
+            page.wait_for_function(
+                "() => document.querySelector('details[data-key=\"artifact://1\"]').hasAttribute('data-loaded')"
+            )
+            assert "LAST_ZZ1ZZ" in section.locator("pre").inner_text()
+            assert_clean(watch)
+        finally:
+            page.context.close()
+    # A rebuild that no longer names the output removes its script.
+    (next(agent.glob("sessions/*/*")) / "1.bash.log").unlink()
+    session = next(agent.glob("sessions/*/*.jsonl"))
+    session.write_text(session.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    result = run_sitegen("build", "--agent-dir", str(agent), "--out", str(site), "--jobs", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert not list(page_file.with_suffix("").glob("artifacts/*.js"))
