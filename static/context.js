@@ -86,6 +86,12 @@
   if (window.sitegenKeys) {
     window.sitegenKeys.add("c", "Show only what the model saw (the model's view)", toggle);
   }
+  // A long page's later entries arrive as it goes: mark them a moment after a burst of them is in.
+  var again = 0;
+  doc.addEventListener("sitegen:chunks", function (event) {
+    window.clearTimeout(again);
+    again = window.setTimeout(update, event.detail.complete ? 0 : 400);
+  });
   doc.addEventListener("sitegen:path", function () {
     var on = body.classList.contains("view-context");
     if (on) {

@@ -81,6 +81,10 @@
 
   function buildIndex() {
     var units = [];
+    // A long page puts its later entries in as it goes: find looks through all of them.
+    if (window.sitegenChunks) {
+      window.sitegenChunks.all();
+    }
     // The closed sections under the header first: the system prompt and tool list are text the model saw.
     var headerParts = doc.querySelectorAll(
       ".page-details details.system-prompt, .page-details details.tool-list, .page-details details.buffer"
@@ -268,4 +272,7 @@
 
   // page.js says when the shown branch or the filter changes.
   doc.addEventListener("sitegen:view", findIsStale);
+  doc.addEventListener("sitegen:chunks", function () {
+    findIndex = null;
+  });
 })();

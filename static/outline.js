@@ -146,6 +146,12 @@
   });
 
   doc.addEventListener("sitegen:path", build);
+  // A long page's later entries arrive as it goes: build again once a burst of them is in.
+  var rebuild = 0;
+  doc.addEventListener("sitegen:chunks", function (event) {
+    window.clearTimeout(rebuild);
+    rebuild = window.setTimeout(build, event.detail.complete ? 0 : 400);
+  });
   doc.addEventListener("sitegen:inview", function () {
     mark(turnInView());
   });

@@ -36,17 +36,12 @@
   var shownLeaf = defaultLeaf;
 
   // Entries and tool results: the elements with a parent link; their ids are "entry-" + entry id.
+  // A long page holds only its first entries at first (chunks.js); its links name every entry.
   var entryEls = conversation ? conversation.querySelectorAll("[data-parent]") : [];
-  // "Context kept after compaction" marks: each belongs to the branch holding its compaction.
-  var keptMarks = conversation ? conversation.querySelectorAll(".kept-mark[data-compaction]") : [];
+  var chunks = window.sitegenChunks || null;
+  var links = chunks && chunks.links;
   for (var i = 0; i < entryEls.length; i++) {
-    var el = entryEls[i];
-    var id = entryIdOf(el);
-    entryById.set(id, el);
-    parentOf.set(id, el.getAttribute("data-parent") || "");
-    if (!el.classList.contains("off-path")) {
-      shown.add(id);
-    }
+    entryById.set(entryIdOf(entryEls[i]), entryEls[i]);
   }
   var rowEls = treeNav ? treeNav.querySelectorAll("li[data-id]") : [];
   for (var r = 0; r < rowEls.length; r++) {
@@ -54,10 +49,19 @@
   }
   // The conversation lists entries depth first with children in timestamp order (as the tree does),
   // so the last child seen of each entry is its newest. Tools-only messages have no tree row.
-  for (var k = 0; k < entryEls.length; k++) {
-    var parentId = parentOf.get(entryIdOf(entryEls[k]));
+  function link(id, parentId) {
+    parentOf.set(id, parentId);
     if (parentId) {
-      newestChild.set(parentId, entryIdOf(entryEls[k]));
+      newestChild.set(parentId, id);
+    }
+  }
+  if (links) {
+    for (var l = 0; l < links.length; l++) {
+      link(links[l][0], links[l][1]);
+    }
+  } else {
+    for (var k = 0; k < entryEls.length; k++) {
+      link(entryIdOf(entryEls[k]), entryEls[k].getAttribute("data-parent") || "");
     }
   }
 
@@ -79,6 +83,21 @@
     }
     return id;
   }
+
+  // What the page shows at first: the path to the default leaf (the server marked the rest off-path).
+  pathTo(defaultLeaf).forEach(function (id) {
+    shown.add(id);
+  });
+
+  // Entries a long page puts in later: they carry the default path's marks, so give them the shown one's.
+  doc.addEventListener("sitegen:chunks", function (event) {
+    var added = event.detail.added;
+    for (var a = 0; a < added.length; a++) {
+      var id = entryIdOf(added[a]);
+      entryById.set(id, added[a]);
+      added[a].classList.toggle("off-path", !shown.has(id));
+    }
+  });
 
   function markOnPath(id, on) {
     var entry = entryById.get(id);
@@ -110,6 +129,8 @@
     }
     shown = next;
     shownLeaf = leaf;
+    // "Context kept after compaction" marks: each belongs to the branch holding its compaction.
+    var keptMarks = conversation ? conversation.querySelectorAll(".kept-mark[data-compaction]") : [];
     for (var m = 0; m < keptMarks.length; m++) {
       keptMarks[m].classList.toggle("kept-elsewhere", !shown.has(keptMarks[m].getAttribute("data-compaction")));
     }
@@ -165,6 +186,9 @@
   }
 
   function openEntry(id, keepPath, fromTree) {
+    if (chunks) {
+      chunks.ensure(id);
+    }
     var entry = entryById.get(id);
     if (!entry) {
       return;
@@ -182,6 +206,9 @@
 
   // Open a branch at a given entry: show the path to leaf, then scroll to where the branch starts.
   function openBranch(leaf, start) {
+    if (chunks) {
+      chunks.ensure(start);
+    }
     showPath(leaf);
     var entry = entryById.get(start) || entryById.get(leaf);
     if (entry) {

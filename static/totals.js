@@ -89,5 +89,11 @@
     doc.addEventListener("sitegen:path", function (event) {
       updateStats(page.pathTo(event.detail.leaf));
     });
+    // A long page's later entries arrive as it goes: count them once all are in.
+    doc.addEventListener("sitegen:chunks", function (event) {
+      if (event.detail.complete) {
+        updateStats(page.pathTo(page.shownLeaf()));
+      }
+    });
   }
 })();

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import re
 import time
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
@@ -48,6 +50,11 @@ __all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
 PARALLEL_MIN_WEIGHT = 400_000
 # Entries rendered per template call: a chunk of the page is written before the next is made.
 CHUNK_NODES = 256
+# A page of more entries than this is "long": past its first chunk, each chunk is shipped as raw text
+# (the parser only scans it) and put into the page by chunks.js, so the first screen shows at once.
+LAZY_AFTER_NODES = 1500
+# Those chunks are smaller, so that putting one into the page never holds the reader up for long.
+LAZY_CHUNK_NODES = 64
 # C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # The same characters as UTF-8 bytes (no other character's encoding holds these bytes).
@@ -56,6 +63,7 @@ _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F
 PAGE_STYLES = ("page.css", "sidebar.css", "highlight.css")
 PAGE_SCRIPTS = (
     "keys.js",
+    "chunks.js",
     "page.js",
     "totals.js",
     "tree.js",
@@ -320,19 +328,28 @@ class PageRenderer:
             subagent_urls=options.subagent_urls,
         )
 
-        def render(part: Sequence[Node]) -> Iterator[bytes]:
-            for start in range(0, len(part), CHUNK_NODES):
-                chunk = part[start : start + CHUNK_NODES]
-                yield _html_bytes(self._conversation.render(nodes=chunk, paired=paired, ctx=ctx))
+        lazy = len(nodes) > LAZY_AFTER_NODES
+
+        def render(part: Sequence[Node], at: int) -> Iterator[bytes]:
+            """Chunks of the conversation; `at` is where the part starts in display order."""
+            start = 0
+            while start < len(part):
+                deferred = lazy and at + start >= CHUNK_NODES
+                end = start + (LAZY_CHUNK_NODES if deferred else CHUNK_NODES)
+                if not deferred and lazy:
+                    end = min(end, CHUNK_NODES - at)
+                html = _html_bytes(self._conversation.render(nodes=part[start:end], paired=paired, ctx=ctx))
+                yield _deferred(html, at + start) if deferred else html
+                start = end
 
         tail: list[str] = []
 
         def framed(part: Sequence[Node]) -> Iterator[bytes]:
             """The page up to the conversation, then this part of it; the page's end waits in tail."""
-            head, end = self._frame(transcript, options, order, path_ids, on_path)
+            head, end = self._frame(transcript, options, order, path_ids, on_path, lazy)
             tail.append(end)
             yield _html_bytes(head)
-            yield from render(part)
+            yield from render(part, 0)
 
         if not options.parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_WEIGHT:
             yield from framed(nodes)
@@ -344,7 +361,7 @@ class PageRenderer:
             cut = split_by_weight(nodes, _weight)
             # Each process spends from its own copy of the budget: half of it each keeps the page's total.
             resolver.budget.total //= 2
-            yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:]))
+            yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:], cut))
         yield _html_bytes(tail[0])
 
     def _frame(
@@ -354,8 +371,10 @@ class PageRenderer:
         order: list[tuple[str, int]],
         path_ids: list[str],
         on_path: set[str],
+        lazy: bool = False,
     ) -> tuple[str, str]:
-        """The page around the conversation, as the HTML before it and after it."""
+        """The page around the conversation, as the HTML before it and after it. A long page (lazy) also
+        carries every entry's parent, in display order, for the entries not yet in the page."""
         tree_nav = tree_rows(transcript, order, on_path)
         branches = branch_links(transcript, order, on_path) if not options.branch_only else []
         file_totals = transcript.totals()
@@ -372,6 +391,7 @@ class PageRenderer:
             options=options,
             conversation=Markup(slot),
             rows=tree_nav,
+            entry_links=_entry_links(transcript, order) if lazy else None,
             branches=branches,
             leaf=transcript.default_leaf,
             facts=header_facts(transcript, file_totals),
@@ -406,6 +426,28 @@ class PageRenderer:
 def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple[str, Markup | None]]:
     """Each asset's name with its text when the page carries it inline, else None (it is linked)."""
     return [(name, Markup(text) if inline else None) for name, text in zip(names, texts, strict=True)]
+
+
+def _deferred(html: bytes, at: int) -> bytes:
+    """A chunk of entries as raw text for chunks.js to put in the page; `at` is its first entry's place in
+    display order. Our markup never holds "</script" or "<!--" (session text is escaped): if it did, the
+    chunk stays plain markup rather than end the raw text early."""
+    lowered = html.lower()
+    if b"</script" in lowered or b"<!--" in lowered:
+        return html
+    return b'<script type="text/x-sitegen-entries" data-at="%d">' % at + html + b"</script>\n"
+
+
+def _entry_links(transcript: Transcript, order: list[tuple[str, int]]) -> Markup:
+    """[[id, parent id], ...] in display order, as JSON safe inside a script element."""
+    parent = transcript.tree.parent
+    pairs = [[entry_id, parent.get(entry_id) or ""] for entry_id, _ in order]
+    try:
+        links = orjson.dumps(pairs)
+    except orjson.JSONEncodeError:  # an id holding a lone surrogate: escaped by the json module instead
+        links = json.dumps(pairs, ensure_ascii=True).encode("ascii")
+    # "<" as an escape, so no id can close the element or open a comment.
+    return Markup(links.replace(b"<", b"\\u003c").decode("utf-8"))
 
 
 def _html_bytes(html: str) -> bytes:

@@ -1,0 +1,126 @@
+"""A long page in a real Chromium: entries past the first screen arrive as raw text and go into the page in
+the background, and at once where the reader goes (deep links, tree rows, branches, find, print)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from browser import PageWatch, assert_clean, chromium, export_session, open_page
+from sessions import SessionBuilder, text, tool_call
+
+from sitegen.render.page import LAZY_AFTER_NODES
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+TURNS = 600  # three entries a turn: past LAZY_AFTER_NODES
+
+
+def long_session(path: Path) -> Path:
+    """600 turns of prompt, bash call and result; a second branch forks from turn 580."""
+    b = SessionBuilder(session_id="long-0001", cwd="/work/app")
+    for n in range(TURNS):
+        b.user(f"u{n:04d}", f"step {n}: run the tests ZZ_STEP_{n}_ZZ")
+        b.assistant(f"a{n:04d}", [text(f"Running them, step {n}."), tool_call(f"c{n}", "bash", command=f"make t{n}")])
+        b.tool_result(f"r{n:04d}", f"c{n}", "bash", f"ok {n}")
+    b.user("old0", "ZZ_OLD_BRANCH_ZZ try the other way", parent="r0580")
+    b.assistant("old1", [text("The other way.")])
+    b.user("last", "ZZ_LAST_PROMPT_ZZ done?", parent=f"r{TURNS - 1:04d}")
+    return b.write(path)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("chunks")
+    page = export_session(long_session(folder / "long.jsonl"), folder / "long.html")
+    html = page.read_text(encoding="utf-8")
+    assert 3 * TURNS > LAZY_AFTER_NODES
+    assert html.count('<script type="text/x-sitegen-entries"') > 20
+    assert '<script type="application/json" id="entry-links">' in html
+    return page
+
+
+@pytest.fixture
+def opened(browser: Browser, page_file: Path) -> Iterator[tuple[Page, PageWatch]]:
+    page, watch = open_page(browser, page_file)
+    yield page, watch
+    page.context.close()
+
+
+def on_screen(page: Page, entry_id: str) -> None:
+    page.wait_for_function(
+        f"() => {{ const e = document.getElementById('entry-{entry_id}'); if (!e) return false;"
+        " const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.top < innerHeight; }"
+    )
+
+
+def test_the_rest_arrives_in_the_background(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.wait_for_function("() => window.sitegenChunks.complete()", timeout=60_000)
+    assert page.locator("#conversation [data-parent]").count() == 3 * TURNS + 3  # results sit in their calls
+    assert page.locator('script[type="text/x-sitegen-entries"]').count() == 0
+    # Entries of the older branch came in marked as not shown.
+    assert not page.locator("#entry-old0").is_visible()
+    assert page.locator("#entry-last").is_visible()
+    assert_clean(watch)
+
+
+def test_a_deep_link_to_a_late_entry(browser: Browser, page_file: Path) -> None:
+    page, watch = open_page(browser, page_file, fragment="#entry-a0590")
+    try:
+        on_screen(page, "a0590")
+        assert_clean(watch)
+    finally:
+        page.context.close()
+
+
+def test_tree_rows_and_branches_reach_late_entries(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.locator('#tree li[data-id="u0595"] a').click()
+    on_screen(page, "u0595")
+    page.locator('#tree li[data-id="old0"] a').click()
+    on_screen(page, "old0")
+    assert page.locator("#entry-old1").is_visible()
+    assert not page.locator("#entry-last").is_visible()
+    assert not page.locator("#entry-u0590").is_visible()  # after the fork, on the other branch
+    assert page.locator("#entry-u0580").is_visible()
+    assert_clean(watch)
+
+
+def test_find_reaches_the_last_entry(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.locator("#find").fill("ZZ_LAST_PROMPT_ZZ")
+    page.locator("#find").press("Enter")
+    page.wait_for_function("() => document.getElementById('find-status').textContent === '1 of 1'")
+    on_screen(page, "last")
+    assert_clean(watch)
+
+
+def test_print_has_every_entry(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate("window.sitegenChunks.complete()")
+    assert page.locator("#conversation [data-parent]").count() == 3 * TURNS + 3  # results sit in their calls
+    assert_clean(watch)
+
+
+def test_without_javascript_the_first_entries_and_a_note(browser: Browser, page_file: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(page_file.resolve().as_uri())
+        assert page.locator("#entry-u0000").is_visible()
+        assert "only its first entries without JavaScript" in page.locator("#conversation").inner_text()
+    finally:
+        context.close()
