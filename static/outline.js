@@ -15,6 +15,7 @@
   var turns = [];
   var turnOf = new Map();
   var markedTurn = -1;
+  var toolbar = doc.querySelector(".toolbar");
 
   function promptText(entry, id) {
     var row = page.rowById.get(id);
@@ -113,18 +114,37 @@
     return id && turnOf.has(id) ? turnOf.get(id) : -1;
   }
 
+  // The turn being read is the last one whose prompt has reached the reading line under the toolbar.
+  // Positions, not what is drawn at one point, so that a jump still settling counts as landed.
+  function turnBeingRead() {
+    var line = (toolbar ? toolbar.getBoundingClientRect().bottom : 0) + 64;
+    var current = -1;
+    for (var i = 0; i < turns.length; i++) {
+      var box = turns[i].entry.getBoundingClientRect();
+      if (!box.height) {
+        continue;
+      }
+      if (box.top > line) {
+        break;
+      }
+      current = i;
+    }
+    return current;
+  }
+
   function go(step) {
     if (!turns.length) {
       return;
     }
-    var current = turnInView();
+    var current = turnBeingRead();
     var target;
     if (current < 0) {
       target = step > 0 ? 0 : turns.length - 1;
     } else {
       target = current + step;
       // Within a long turn, k first goes back to the start of the turn the reader is in.
-      if (step < 0 && turns[current].entry.getBoundingClientRect().top < -4) {
+      var bar = toolbar ? toolbar.getBoundingClientRect().bottom : 0;
+      if (step < 0 && turns[current].entry.getBoundingClientRect().top < bar - 4) {
         target = current;
       }
     }

@@ -236,12 +236,12 @@ def test_deep_link_opens_its_path(browser: Browser, page_file: Path) -> None:
         assert not visible(page, NEW_REPLY)
         # Scrolled into view once the entries around it have their real heights.
         page.wait_for_function(
-            f"(() => {{ const r = document.getElementById('entry-{OLD_REPLY}').getBoundingClientRect();"
-            " return r.top >= 0 && r.bottom <= innerHeight; })()"
+            f"() => {{ const r = document.getElementById('entry-{OLD_REPLY}').getBoundingClientRect();"
+            " return r.top >= 0 && r.bottom <= innerHeight; }"
         )
         # hashchange goes back to the default branch through an entry on it.
         page.evaluate(f"window.location.hash = '#entry-{LAST_USER}'")
-        page.wait_for_function(f"!document.getElementById('entry-{LAST_USER}').classList.contains('off-path')")
+        page.wait_for_function(f"() => !document.getElementById('entry-{LAST_USER}').classList.contains('off-path')")
         assert visible(page, LAST_USER)
         assert not visible(page, OLD_REPLY)
         assert_clean(watch)
@@ -400,9 +400,9 @@ def test_deep_link_to_a_result_lands_below_the_toolbar(browser: Browser, page_fi
     page, watch = open_page(browser, page_file, fragment=f"#entry-{RESULT}")
     try:
         page.wait_for_function(
-            f"(() => {{ const r = document.getElementById('entry-{RESULT}').getBoundingClientRect();"
+            f"() => {{ const r = document.getElementById('entry-{RESULT}').getBoundingClientRect();"
             " const bar = document.querySelector('.toolbar').getBoundingClientRect();"
-            " return r.top >= bar.bottom && r.top < innerHeight; })()"
+            " return r.top >= bar.bottom && r.top < innerHeight; }"
         )
         assert_clean(watch)
     finally:
