@@ -333,12 +333,12 @@ def test_deleting_the_original_updates_the_totals_of_a_fork_in_another_project(t
     site = tmp_path / "site"
     build(site, agent)
     other = next(site.glob("projects/*other*.html"))
-    assert "1 sessions · 0 tokens · $0.00" in page_text(other)  # its entries are the original's
+    assert "1 session · 0 tokens · $0.00" in page_text(other)  # its entries are the original's
 
     original.unlink()
     result = build(site, agent)
     assert result.rendered == []  # the copy itself did not change
-    assert "1 sessions · 1,130 tokens · $0.01" in page_text(other)  # but its project now owns them
+    assert "1 session · 1,130 tokens · $0.01" in page_text(other)  # but its project now owns them
     cold = tmp_path / "cold"
     build(cold, agent)
     assert _site_files(site) == _site_files(cold)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sitegen.transcript.model import Totals, Transcript
 
-__all__ = ["HeaderFacts", "duration_text", "header_facts", "short_model"]
+__all__ = ["HeaderFacts", "duration_text", "header_facts", "minute_text", "short_model"]
 
 # The seconds of years 1 to 9999 (datetime's range); a time outside them is shown as unknown.
 _FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
@@ -38,6 +38,12 @@ def _minute(ms: int) -> tuple[str, str] | None:
     except (OSError, OverflowError, ValueError):
         return None
     return time.strftime("%Y-%m-%d", moment), time.strftime("%H:%M", moment)
+
+
+def minute_text(ms: int | None) -> str:
+    """A UTC time to the minute, as listings show it: "2025-09-01 14:05" ("" when unknown)."""
+    moment = _minute(ms) if ms is not None else None
+    return f"{moment[0]} {moment[1]}" if moment else ""
 
 
 def duration_text(ms: int) -> str:

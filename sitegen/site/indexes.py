@@ -7,12 +7,17 @@ from pathlib import Path
 
 from sitegen import __version__
 from sitegen.fileio import replace_file
+from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
+from sitegen.render.text import human_size
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
 from sitegen.site.stats import Stats, compute_stats, render_stats_page
 
-__all__ = ["IndexWriter", "ProjectSummary", "summarise_projects"]
+__all__ = ["RECENT_SESSIONS", "IndexWriter", "ProjectSummary", "recent_sessions", "summarise_projects"]
+
+# The home page lists this many of the newest sessions across all projects above the projects.
+RECENT_SESSIONS = 20
 
 
 @dataclass(slots=True)
@@ -51,6 +56,15 @@ def summarise_projects(records: list[SessionRecord], stats: Stats | None = None)
     return ordered, totals
 
 
+def recent_sessions(records: list[SessionRecord], count: int = RECENT_SESSIONS) -> list[SessionRecord]:
+    """The sessions with the newest activity, newest first (ties by key, so the order is stable)."""
+    return sorted(records, key=lambda r: (-(r.modified_ms or 0), r.key))[:count]
+
+
+def _duration(ms: int) -> str:
+    return duration_text(ms) if ms > 0 else ""
+
+
 class IndexWriter:
     """Renders the index pages into the site folder, each written to a temp name and renamed."""
 
@@ -58,7 +72,15 @@ class IndexWriter:
         self.site_dir = site_dir
         self.assets = assets
         self.env = template_environment()
-        self.env.globals.update(fmt_time=format_time, fmt_tokens=format_tokens, version=__version__)
+        self.env.globals.update(
+            fmt_time=format_time,
+            fmt_minute=minute_text,
+            fmt_duration=_duration,
+            fmt_size=human_size,
+            fmt_tokens=format_tokens,
+            short_model=short_model,
+            version=__version__,
+        )
 
     def _write(self, relative: str, html: str) -> str:
         replace_file(self.site_dir / relative, html)
@@ -78,7 +100,15 @@ class IndexWriter:
         written = [
             self._write(
                 "index.html",
-                self._render("home.html.j2", "", len(problems), projects=projects, totals=totals),
+                self._render(
+                    "home.html.j2",
+                    "",
+                    len(problems),
+                    projects=projects,
+                    totals=totals,
+                    recent=recent_sessions(records),
+                    project_names={p.slug: p.name for p in projects},
+                ),
             ),
             self._write("problems.html", self._render("problems.html.j2", "", len(problems), problems=problems)),
             self._write("search.html", self._render("search.html.j2", "", len(problems))),

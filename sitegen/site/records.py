@@ -119,6 +119,14 @@ class SessionRecord:
     flagged_turns: list[dict[str, Any]] = field(default_factory=list)
     # Most frequent words of user and assistant text, for related sessions.
     terms: dict[str, int] = field(default_factory=dict)
+    size: int = 0  # bytes of the session file when it was rendered
+
+    @property
+    def duration_ms(self) -> int:
+        """From the first entry to the last (0 when either time is unknown)."""
+        if self.created_ms is None or self.modified_ms is None:
+            return 0
+        return max(0, self.modified_ms - self.created_ms)
 
     @property
     def tokens(self) -> int:

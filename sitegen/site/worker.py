@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
@@ -159,7 +160,15 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         subagents=subagents,
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
+        size=_file_size(job.source),
     )
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOutcome) -> dict[str, str]:
