@@ -12,6 +12,9 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from sitegen.cli_text import json_text as _json_text
+from sitegen.cli_text import printable as _printable
+from sitegen.cli_text import visible as _visible
 from sitegen.errors import SitegenError
 
 __all__ = ["app", "main"]
@@ -102,49 +105,6 @@ def _resolve(session: str | None, agent_dir: list[Path] | None, odek_dir: list[P
             except SessionNotFound:
                 continue
         raise
-
-
-# Control characters from a session would drive the terminal (colours are the least of it: OSC
-# sequences set titles, write the clipboard, make links): printed as their visible symbols instead.
-_CONTROLS = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n"}
-_CONTROLS.update({0x7F: 0x2421, **{code: 0xFFFD for code in range(0x80, 0xA0)}})
-
-
-# JSON escapes only C0 controls; DEL and C1 (U+009B is a one-character CSI) get the same escape, which
-# keeps the value and, as raw controls can only be inside strings, the JSON valid.
-_JSON_CONTROLS = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
-
-
-def _visible(text: str) -> str:
-    return text.translate(_CONTROLS)
-
-
-def _printable(value: Any) -> Any:
-    """JSON-safe text: file names that are not UTF-8 carry surrogates, which JSON cannot hold."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if isinstance(value, dict):
-        return {key: _printable(item) for key, item in value.items()}
-    return value
-
-
-def _json_text(value: Any) -> str:
-    """Indented JSON; the standard library takes over for nesting deeper than orjson allows, with what
-    is nested past the stack's reach shown as "…"."""
-    import json
-
-    import orjson
-
-    from sitegen.session.entries import clip_nesting
-
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        try:
-            text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-        except RecursionError:
-            text = json.dumps(clip_nesting(value), indent=2, ensure_ascii=False, default=str)
-    return text.translate(_JSON_CONTROLS)
 
 
 def _pi_only(path: Path, command: str) -> None:
@@ -340,9 +300,7 @@ def export_command(
     redactor = _redactor() if redact else None
     target = _export_target(output, path)
     try:
-        export_page(
-            transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor)
-        )
+        export_page(transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor))
     except OSError as error:
         # Said of the page the user named, not of the temporary file beside it that failed.
         raise fail(f"Cannot write {target}: {error.strerror or error}") from None
@@ -446,6 +404,27 @@ def watch_command(
             _open_in_browser(live.url)
         live.wait()
     typer.echo("Stopped.")
+
+
+@app.command("history")
+@user_errors
+def history_command(
+    query: Annotated[
+        list[str] | None,
+        typer.Argument(help="Words every prompt shown must contain (case-insensitive, any order).", show_default=False),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line, one per prompt.")] = False,
+    project: Annotated[
+        Path | None, typer.Option("--project", help="Only prompts typed in this folder or below it.")
+    ] = None,
+    agent_dir: AgentDirOption = None,
+) -> None:
+    """Print the prompts you typed (omp and xcsh keep them in history.db), newest first."""
+    from sitegen.cli_history import print_history
+
+    _check_given_dirs(agent_dir, None)
+    if not print_history(" ".join(query or []), _dirs(agent_dir), project=project, as_json=as_json):
+        raise typer.Exit(1)
 
 
 def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:

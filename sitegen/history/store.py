@@ -1,0 +1,354 @@
+"""Read an agent's history.db: one snapshot, read-only, never a file created or changed beside it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import quote
+
+from sitegen.session.discover import not_a_file
+
+__all__ = [
+    "HISTORY_FILE",
+    "Prompt",
+    "StoreRead",
+    "history_stores",
+    "read_store",
+    "store_fingerprint",
+]
+
+HISTORY_FILE = "history.db"
+_MAGIC = b"SQLite format 3\x00"
+# SQLITE_BUSY is retried this many times over about a second, then the store is reported as locked.
+_BUSY_RETRIES = 8
+_BUSY_WAIT_S = 0.02
+# A snapshot read without locks (immutable, or a copy) is read again when the files moved under it.
+_CHANGED_RETRIES = 5
+_ROWS_PER_FETCH = 4096
+# created_at is Unix seconds; a value this large can only be milliseconds.
+_MILLISECONDS_FROM = 10**11
+_LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z
+# The columns sitegen reads; any other column of the table is left alone.
+_KNOWN = ("id", "prompt", "created_at", "cwd", "session_id", "use_count")
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One row of the history table; a column the store does not have is None."""
+
+    id: int
+    text: str
+    created_s: int | None  # Unix seconds
+    cwd: str | None
+    session_id: str | None
+    use_count: int | None
+
+
+@dataclass(slots=True)
+class StoreRead:
+    """What one read of a store gave: its prompts in id order, and one line per problem met."""
+
+    path: Path
+    prompts: list[Prompt] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    readable: bool = False  # False: nothing could be read at all
+    busy: bool = False  # unreadable because another process held it locked past the retries
+    fts: bool = False  # history_fts answered a query
+    # With a query: the ids history_fts matched, or None when it could not be asked (then scan).
+    matched: set[int] | None = None
+
+
+class _Moved(Exception):
+    """The files changed while a lock-free snapshot was read: read again."""
+
+
+def history_stores(agent_dirs: Iterable[Path]) -> list[Path]:
+    """<agent dir>/history.db of each agent dir where something by that name exists, each once."""
+    found: dict[str, Path] = {}
+    for folder in agent_dirs:
+        path = folder / HISTORY_FILE
+        if os.path.lexists(path):
+            found.setdefault(os.path.realpath(path), path)
+    return list(found.values())
+
+
+def _stat(path: str) -> tuple[int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, 0)
+    return (info.st_size, info.st_mtime_ns)
+
+
+def store_fingerprint(path: Path) -> list[int]:
+    """Size and mtime of the database and of its WAL: what changes whenever the agent commits."""
+    return [*_stat(str(path)), *_stat(f"{path}-wal")]
+
+
+def _header_problem(header: bytes, size: int) -> tuple[str | None, str | None]:
+    """(why the file is no database, a note that it is cut short) from its first 100 bytes."""
+    if size == 0:
+        return None, None
+    if len(header) < 100 or not header.startswith(_MAGIC):
+        return "not an SQLite database (encrypted, or another kind of file)", None
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    # The page count is valid only when its "version-valid-for" matches the change counter.
+    if header[92:96] == header[24:28] and pages * page_size > size:
+        return None, f"truncated: {size:,} of {pages * page_size:,} bytes are there"
+    return None, None
+
+
+def _uri(path: str, **params: str) -> str:
+    query = "&".join(f"{key}={value}" for key, value in params.items())
+    return f"file:{quote(os.path.abspath(path))}?{query}"
+
+
+def _text(value: object, bad: list[int]) -> str | None:
+    """A TEXT value read as bytes: UTF-8, or with U+FFFD where it is not (counted in bad)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            bad[0] += 1
+            return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _seconds(value: object) -> int | None:
+    """created_at as Unix seconds: an integer (milliseconds too), a real, or an ISO time as text."""
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", "replace").strip()
+        try:
+            value = float(text)
+        except ValueError:
+            try:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            return int(moment.timestamp()) if moment.tzinfo else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    seconds = int(value // 1000 if abs(value) >= _MILLISECONDS_FROM else value)
+    return seconds if 0 <= seconds <= _LAST_SECOND else None
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def fts_expression(words: Sequence[str]) -> str:
+    """An FTS5 query that every word must match as a token prefix (words quoted: no operators)."""
+    return " AND ".join('"' + word.replace('"', '""') + '"*' for word in words)
+
+
+def _read_rows(connection: sqlite3.Connection, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+    """The history table (and history_fts, when asked) inside one read transaction."""
+    connection.execute("BEGIN")
+    try:
+        tables = {
+            name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
+            for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        }
+        if "history" not in tables:
+            read.readable = True
+            read.problems.append("no history table: not a prompt history, or no prompt written yet")
+            return
+        columns = {
+            (name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)).lower()
+            for (name,) in connection.execute("SELECT name FROM pragma_table_info('history')")
+        }
+        if "prompt" not in columns:
+            read.readable = True
+            read.problems.append("the history table has no prompt column: nothing to show")
+            return
+        for missing in ("created_at", "cwd"):
+            if missing not in columns:
+                read.problems.append(f"the history table has no {missing} column: prompts are shown without it")
+        selected = ["id" if "id" in columns else "rowid", "prompt"]
+        selected += [name if name in columns else "NULL" for name in _KNOWN[2:]]
+        read.readable = True
+        if fts_words is not None:
+            read.matched = _fts_match(connection, read, "history_fts" in tables, fts_words)
+        else:
+            _probe_fts(connection, read, "history_fts" in tables)
+        _fetch(connection.execute(f"SELECT {', '.join(selected)} FROM history ORDER BY 1"), read)
+    finally:
+        if connection.in_transaction:
+            connection.execute("COMMIT")
+
+
+def _probe_fts(connection: sqlite3.Connection, read: StoreRead, present: bool) -> None:
+    if not present:
+        read.problems.append("no history_fts index: `sitegen history` searches by reading every prompt")
+        return
+    try:
+        connection.execute("SELECT rowid FROM history_fts WHERE history_fts MATCH '\"a\"*' LIMIT 1").fetchall()
+        read.fts = True
+    except sqlite3.DatabaseError as error:
+        read.problems.append(f"history_fts does not answer ({error}): `sitegen history` reads every prompt instead")
+
+
+def _fts_match(connection: sqlite3.Connection, read: StoreRead, present: bool, words: Sequence[str]) -> set[int] | None:
+    _probe_fts(connection, read, present)
+    if not read.fts or not words:
+        return None
+    try:
+        rows = connection.execute(
+            "SELECT rowid FROM history_fts WHERE history_fts MATCH ?", (fts_expression(words),)
+        ).fetchall()
+    except sqlite3.DatabaseError as error:
+        read.fts = False
+        read.problems.append(f"history_fts does not answer ({error}): `sitegen history` reads every prompt instead")
+        return None
+    return {row[0] for row in rows if isinstance(row[0], int)}
+
+
+def _fetch(cursor: sqlite3.Cursor, read: StoreRead) -> None:
+    empty = undated = 0
+    bad = [0]
+    try:
+        while rows := cursor.fetchmany(_ROWS_PER_FETCH):
+            for row_id, prompt, created, cwd, session_id, use_count in rows:
+                text = _text(prompt, bad)
+                if not text or not isinstance(row_id, int):
+                    empty += 1
+                    continue
+                seconds = _seconds(created)
+                if seconds is None and created is not None:
+                    undated += 1
+                place, session = _text(cwd, bad) or None, _text(session_id, bad) or None
+                read.prompts.append(Prompt(row_id, text, seconds, place, session, _count(use_count)))
+    except sqlite3.DatabaseError as error:
+        if _is_busy(error):
+            raise
+        read.problems.append(f"damaged ({error}): {len(read.prompts):,} prompts could be read before it")
+    if empty:
+        read.problems.append(f"{empty:,} prompt{'s are' if empty != 1 else ' is'} empty or NULL (left out)")
+    if undated:
+        read.problems.append(f"{undated:,} prompt{'s have' if undated != 1 else ' has'} no valid created_at time")
+    if bad[0]:
+        read.problems.append(f"{bad[0]:,} value{'s are' if bad[0] != 1 else ' is'} not valid UTF-8 (shown with �)")
+
+
+def _is_busy(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error)
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    # timeout: SQLite's own busy handler waits this long before SQLITE_BUSY reaches the retries.
+    connection = sqlite3.connect(uri, uri=True, timeout=0.05, isolation_level=None, check_same_thread=False)
+    connection.text_factory = bytes
+    return connection
+
+
+def _read_with(uri: str, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+    connection = _connect(uri)
+    try:
+        _read_rows(connection, read, fts_words)
+    finally:
+        connection.close()
+
+
+def _read_immutable(path: str, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+    """A WAL database without a -wal file: opening it read-only would create -wal and -shm, so it
+    is read as immutable (no locks, no files), and read again if a writer touched it meanwhile."""
+    before = _stat(path)
+    _read_with(_uri(path, immutable="1"), read, fts_words)
+    if _stat(path) != before or os.path.lexists(f"{path}-wal"):
+        raise _Moved
+
+
+def _read_copy(path: str, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+    """A -wal without its -shm (left by a crash): a read-only open would create the -shm, so the
+    database and its WAL are copied aside and the copy is read (SQLite replays the WAL into it)."""
+    before = (_stat(path), _stat(f"{path}-wal"))
+    with tempfile.TemporaryDirectory(prefix="sitegen-history-") as folder:
+        copy = os.path.join(folder, HISTORY_FILE)
+        shutil.copyfile(path, copy)
+        shutil.copyfile(f"{path}-wal", f"{copy}-wal")
+        if (_stat(path), _stat(f"{path}-wal")) != before or os.path.lexists(f"{path}-shm"):
+            raise _Moved
+        _read_with(_uri(copy, mode="ro"), read, fts_words)
+
+
+def _read_once(path: str, header: bytes, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+    wal_mode = len(header) >= 20 and header[18] == 2
+    if wal_mode and not os.path.lexists(f"{path}-wal"):
+        _read_immutable(path, read, fts_words)
+    elif wal_mode and not os.path.lexists(f"{path}-shm"):
+        _read_copy(path, read, fts_words)
+    else:
+        # The agent has both files (or the database keeps a rollback journal): an ordinary
+        # read-only connection, which takes a read lock and sees the last commit.
+        _read_with(_uri(path, mode="ro"), read, fts_words)
+
+
+def read_store(path: Path, fts_words: Sequence[str] | None = None) -> StoreRead:
+    """Every prompt of a store, read in one transaction; with fts_words, also the ids history_fts
+    matches for them (StoreRead.matched). Problems become lines in StoreRead.problems, never errors."""
+    read = StoreRead(path)
+    what = not_a_file(path)
+    if what is not None:
+        read.problems.append(f"not a prompt history: it is {what}")
+        return read
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError as error:
+        read.problems.append(f"cannot read it: {error.strerror or error}")
+        return read
+    if size == 0:
+        read.readable = True
+        read.problems.append("empty file (0 bytes): no prompt written yet")
+        return read
+    broken, truncated = _header_problem(header, size)
+    if broken is not None:
+        read.problems.append(broken)
+        return read
+    busy = moved = 0
+    while True:
+        attempt = StoreRead(path)
+        try:
+            _read_once(str(path), header, attempt, fts_words)
+        except _Moved:
+            moved += 1
+            if moved < _CHANGED_RETRIES:
+                continue
+            read.problems.append("it kept changing while being read; try again")
+            return read
+        except sqlite3.Error as error:
+            if _is_busy(error) and busy < _BUSY_RETRIES:
+                busy += 1
+                time.sleep(_BUSY_WAIT_S * busy)
+                continue
+            if _is_busy(error):
+                read.busy = True
+                read.problems.append("locked by another process (SQLITE_BUSY) past the retries")
+            else:
+                read.problems.append(f"cannot be read: {error}")
+            if truncated:
+                read.problems.append(truncated)
+            return read
+        except OSError as error:
+            read.problems.append(f"cannot read it: {error.strerror or error}")
+            return read
+        if truncated:
+            attempt.problems.insert(0, truncated)
+        return attempt
