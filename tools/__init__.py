@@ -1,0 +1,1 @@
+"""Authoring tools for sitegen (not shipped)."""
