@@ -1,0 +1,61 @@
+"""Every page of `sitegen build --demo` in a real headless Chromium: no script errors, and titles that read well."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser import assert_clean, chromium, open_page
+from typer.testing import CliRunner
+
+from sitegen.cli import app
+from sitegen.resources import resource_dir
+from sitegen.transcript.load import load_transcript
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo") / "site"
+    result = CliRunner().invoke(app, ["build", "--demo", "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with chromium() as instance:
+        yield instance
+
+
+def demo_titles() -> dict[str, str]:
+    """Session id -> the title the site gives it, for every session of the demo (subagents included)."""
+    demo = resource_dir("demo")
+    paths = [*(demo / "pi" / "sessions").rglob("*.jsonl"), *(demo / "odek" / "sessions").glob("2*.json")]
+    return {load_transcript(p).session_id: load_transcript(p).display_title for p in paths}
+
+
+def test_demo_titles_read_well() -> None:
+    titles = demo_titles()
+    assert len(titles) == 9 and len(set(titles.values())) == 9  # five pi sessions, a subagent, three odek
+    for title in titles.values():
+        assert 10 <= len(title) <= 80 and title[0].isalnum()
+        assert not any(mark in title for mark in ("`", "**", "##", "\n"))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def test_every_demo_page_opens_clean(site: Path, browser: object, size: tuple[int, int]) -> None:
+    pages = sorted(site.rglob("*.html"))
+    sessions = [p for p in pages if p.relative_to(site).parts[0] == "sessions"]
+    assert len(sessions) == 9
+    titles = set(demo_titles().values())
+    for path in pages:
+        page, watch = open_page(browser, path, width=size[0], height=size[1], allow=site)  # type: ignore[arg-type]
+        page.wait_for_load_state("load")
+        assert_clean(watch)
+        if path in sessions:
+            heading = page.locator("h1").first.inner_text()
+            assert page.title() == heading and heading in titles, path
+        page.context.close()
