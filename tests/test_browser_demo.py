@@ -59,3 +59,20 @@ def test_every_demo_page_opens_clean(site: Path, browser: object, size: tuple[in
             heading = page.locator("h1").first.inner_text()
             assert page.title() == heading and heading in titles, path
         page.context.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def test_the_audit_is_a_closed_section_under_the_header(site: Path, browser: object, size: tuple[int, int]) -> None:
+    path = next(site.glob("sessions/odek-*/20260518-8c2e*.html"))
+    page, watch = open_page(browser, path, width=size[0], height=size[1], allow=site)  # type: ignore[arg-type]
+    audit = page.locator("details.audit")
+    assert audit.evaluate("d => !d.open && !d.closest('header') && d.parentElement.matches('.page-details')")
+    assert "1 flagged turn" in audit.locator("summary").inner_text()
+    audit.locator("summary").click()
+    box, main = audit.bounding_box(), page.locator("#conversation").bounding_box()
+    assert box is not None and main is not None
+    assert box["width"] >= 0.9 * (size[0] - 2 * 16)  # the page's width, not a column of the header
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= size[0]
+    assert "/home/dev/.netrc" in audit.inner_text()
+    assert_clean(watch)
+    page.context.close()

@@ -9,13 +9,14 @@ from typing import Any
 import orjson
 import pytest
 
-from sitegen.odek.audit import load_audit_log, novel_resources, resources_in
+from sitegen.odek.audit import load_audit_log
 from sitegen.odek.store import InvalidSessionId
 from sitegen.session.session import open_session
-from sitegen.transcript.audit import analyse_transcript, argument_text, external_sources
+from sitegen.transcript.audit import analyse_transcript, external_sources
 from sitegen.transcript.from_odek import transcript_from_odek
 from sitegen.transcript.from_pi import transcript_from_session
 from sitegen.transcript.model import ToolCall, ToolResult
+from sitegen.transcript.resources import call_resources, novel_resources, resources_in
 
 SID = "20260518-0123456789abcdef0123456789abcdef"
 NONCE = "0123456789abcdef"
@@ -31,7 +32,7 @@ def test_resources_in_the_package_doc_example() -> None:
 
 def test_novel_resources_the_package_doc_example() -> None:
     novel = novel_resources(
-        "summarize the README and the LICENSE", "fetched https://evil.example/x and /etc/passwd"
+        "summarize the README and the LICENSE", resources_in("fetched https://evil.example/x and /etc/passwd")
     )
     assert novel == ["https://evil.example/x", "/etc/passwd"]
 
@@ -49,8 +50,9 @@ def test_resources_in_json_arguments() -> None:
 
 
 def test_novel_resources_compare_case_insensitively_by_containment() -> None:
-    assert novel_resources("Open MAIN.GO and /TMP/Foo.txt", "main.go /tmp/foo.txt other.py") == ["other.py"]
-    assert novel_resources("", "") == []
+    tool_text = resources_in("main.go /tmp/foo.txt other.py")
+    assert novel_resources("Open MAIN.GO and /TMP/Foo.txt", tool_text) == ["other.py"]
+    assert novel_resources("", []) == []
 
 
 # --- odek's audit logs -----------------------------------------------------------------------
@@ -278,7 +280,7 @@ def test_analyse_pi_transcript(tmp_path: Path) -> None:
     assert turn.flagged and turn.first_suspicious_node_id == "a2" and turn.first_suspicious_call_id == "t2"
 
 
-def test_external_sources_and_argument_text() -> None:
+def test_external_sources_and_call_resources() -> None:
     assert external_sources(ToolCall("1", "web_search", {"query": "odek"})) == ["web_search"]
     assert external_sources(ToolCall("1", "bash", {"command": "wget https://x.example/f.tgz"})) == [
         "https://x.example/f.tgz"
@@ -288,7 +290,10 @@ def test_external_sources_and_argument_text() -> None:
     failed = ToolCall("1", "fetch", {"url": "https://x.example"})
     failed.result = ToolResult("r", "1", "fetch", [], is_error=True)
     assert external_sources(failed) is None
-    assert (
-        argument_text({"path": "a.txt", "edits": [{"old_string": "b.txt", "note": "c.md"}]}) == "a.txt\nc.md"
-    )
-    assert argument_text("raw {not json") == "raw {not json"
+    assert call_resources({"path": "a.txt", "edits": [{"old_string": "b.txt", "note": "c.md"}]}) == ["a.txt", "c.md"]
+    assert call_resources("raw {not json} see notes.txt") == ["notes.txt"]
+    # curl to this machine brings in nothing from outside
+    assert external_sources(ToolCall("1", "bash", {"command": "curl -s localhost:3000/healthz | jq"})) is None
+    assert external_sources(ToolCall("1", "bash", {"command": "curl -s $STATUS_URL"})) == ["bash"]
+    assert external_sources(ToolCall("1", "bash", {"command": "curl -s http://127.0.0.1:3000/healthz"})) is None
+    assert external_sources(ToolCall("1", "fetch", {"url": "http://localhost:8080/a"})) is None

@@ -39,7 +39,8 @@ def test_audit_log_flags_suspicious_divergence() -> None:
     pages = [export_html(load_transcript(p)) for p in demo_sessions()]
     flagged = [p for p in pages if "suspicious divergence" in p]
     assert flagged, "the demo store has one turn odek marked suspicious"
-    assert '<details class="audit" open>' in flagged[0]
+    # Closed under the header like the other details, the flagged turn a badge on its summary.
+    assert '<details class="audit">\n<summary>Audit · <span class="badge error">1 flagged turn</span>' in flagged[0]
     assert "odek&#39;s audit log" in flagged[0] or "odek's audit log" in flagged[0]
 
 

@@ -1,10 +1,9 @@
-"""odek's audit vocabulary: what counts as a resource, which are novel, and the audit/<id>.json logs."""
+"""odek's own audit logs (audit/<id>.json), read as odek wrote them."""
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -15,31 +14,9 @@ from sitegen.odek.store import read_bytes_capped, validate_session_id
 from sitegen.session.entries import clip_nesting
 from sitegen.session.load import parse_json_leniently
 
-__all__ = ["RESOURCE_PATTERN", "load_audit_log", "novel_resources", "resources_in"]
+__all__ = ["load_audit_log"]
 
 log = logging.getLogger(__name__)
-
-# odek's reResource: a URL, an absolute path or a name.ext token; the optional quotes let it read
-# JSON-encoded arguments such as {"path":"README.md"}.
-RESOURCE_PATTERN = re.compile(
-    r"""(?i)["']?(https?://[^\s'"<>]+|/[A-Za-z0-9_./-]{2,}|[A-Za-z0-9_-]+\.[A-Za-z]{2,5})["']?"""
-)
-
-
-def resources_in(text: str) -> list[str]:
-    """Resource-like tokens in text, trailing `.,);` stripped, first occurrence order, no repeats."""
-    seen: dict[str, None] = {}
-    for match in RESOURCE_PATTERN.finditer(text):
-        resource = match.group(1).rstrip(".,);")
-        if resource:
-            seen.setdefault(resource, None)
-    return list(seen)
-
-
-def novel_resources(user_text: str, tool_text: str) -> list[str]:
-    """Resources in tool_text whose lower-cased form the user's text does not contain."""
-    user = user_text.lower()
-    return [resource for resource in resources_in(tool_text) if resource.lower() not in user]
 
 
 def _empty_log(session_id: str) -> dict[str, Any]:

@@ -6,20 +6,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitegen.odek.audit import novel_resources, resources_in
 from sitegen.odek.framing import has_untrusted, parse_tool_output
 from sitegen.transcript.model import Node, ToolCall, Transcript
+from sitegen.transcript.resources import PathScope, call_resources, is_local_url, novel_resources, resources_in
 
-__all__ = ["TurnAudit", "analyse_transcript", "argument_text", "external_sources"]
+__all__ = ["TurnAudit", "analyse_transcript", "external_sources"]
 
 # Tool names that bring the web into the context: fetch, web_fetch, web_search, browser_*, ...
 _WEB_TOOL = re.compile(r"fetch|web|browse|scrape|crawl|download|url|http", re.IGNORECASE)
 # Shell commands that download, as separate words (not "curling" or "wget.py").
 _DOWNLOADER = re.compile(r"(?<![\w./-])(curl|wget|aria2c|lynx|w3m|invoke-webrequest|iwr)(?![\w./-])", re.I)
 _COMMAND_KEYS = frozenset({"command", "cmd", "script", "code"})
-# Bodies being written are not resources a call touches; scanning them floods the list with
-# identifiers such as fmt.Print or os.path.
-_BODY_KEYS = frozenset({"content", "contents", "file_text", "text", "new_string", "old_string", "new_str", "old_str"})
+_URL_KEYS = frozenset({"url", "urls", "uri", "href", "link", "links"})
+# This machine named without a scheme, as `curl localhost:3000/healthz` does.
+_LOCAL_TARGET = re.compile(r"(?<![\w.-])(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::\d+)?(?![\w.-])")
 
 
 @dataclass(slots=True)
@@ -30,7 +30,7 @@ class TurnAudit:
     user_node_id: str
     user_text: str
     tool_calls: list[str] = field(default_factory=list)
-    # Resources in tool-call arguments that the user's message does not contain.
+    # What tool calls touched (URLs, hosts, paths; sitegen.transcript.resources) that the user never mentioned.
     novel_resources: list[str] = field(default_factory=list)
     ingested_external: bool = False
     ingest_sources: list[str] = field(default_factory=list)
@@ -56,49 +56,36 @@ class TurnAudit:
         }
 
 
-def _strings(value: object, key: str = "") -> list[str]:
-    """Leaf strings of decoded arguments in order, skipping file bodies (no recursion: arguments
-    can nest deeper than Python's stack)."""
-    found: list[str] = []
-    pending: list[tuple[object, str]] = [(value, key)]
-    while pending:
-        item, name = pending.pop()
-        if isinstance(item, str):
-            if name.lower() not in _BODY_KEYS:
-                found.append(item)
-        elif isinstance(item, dict):
-            pending.extend(reversed([(v, str(k)) for k, v in item.items()]))
-        elif isinstance(item, list):
-            pending.extend(reversed([(entry, name) for entry in item]))
-    return found
-
-
-def argument_text(arguments: object) -> str:
-    """The text of a call's arguments that can name resources, one value a line."""
-    return "\n".join(_strings(arguments))
-
-
-def _commands(call: ToolCall) -> list[str]:
-    arguments = call.arguments
+def _texts(arguments: object, keys: frozenset[str]) -> list[str]:
+    """The strings under the given top-level keys of a call's arguments (the whole string when it is one)."""
     if isinstance(arguments, str):
         return [arguments]
     if not isinstance(arguments, dict):
         return []
-    return [s for key, value in arguments.items() if key.lower() in _COMMAND_KEYS for s in _strings(value)]
+    found: list[str] = []
+    for key, value in arguments.items():
+        if key.lower() in keys:
+            items = value if isinstance(value, list) else [value]
+            found += [item for item in items if isinstance(item, str)]
+    return found
 
 
 def external_sources(call: ToolCall) -> list[str] | None:
-    """Where a call pulls outside content from (URLs, else the tool name); None when it does not."""
+    """Where a call pulls outside content from (URLs, else the tool name); None when it does not, or only
+    from this machine (curl localhost:3000 brings in nothing from outside)."""
     if call.result is not None and call.result.is_error:
         return None
     if _WEB_TOOL.search(call.name):
-        texts = [argument_text(call.arguments)]
+        texts = _texts(call.arguments, _URL_KEYS) or _texts(call.arguments, _COMMAND_KEYS)
     else:
-        texts = [command for command in _commands(call) if _DOWNLOADER.search(command)]
+        texts = [command for command in _texts(call.arguments, _COMMAND_KEYS) if _DOWNLOADER.search(command)]
         if not texts:
             return None
     urls = [r for text in texts for r in resources_in(text) if r.lower().startswith(("http://", "https://"))]
-    return urls or [call.name]
+    outside = [url for url in urls if not is_local_url(url)]
+    if not outside and (urls or any(_LOCAL_TARGET.search(text) for text in texts)):
+        return None
+    return outside or [call.name]
 
 
 def _untrusted_sources(node: Node) -> list[str]:
@@ -131,6 +118,8 @@ def analyse_transcript(transcript: Transcript) -> list[TurnAudit]:
     external content, a tool call touched resources the user never mentioned."""
     turns: list[TurnAudit] = []
     current: TurnAudit | None = None
+    calls = (call.arguments for node in transcript.nodes for call in node.tool_calls)
+    scope = PathScope.of(transcript.cwd or "", calls)
     for node in transcript.path_nodes():
         if node.kind == "user":
             text = "\n".join(part.text for part in node.parts if part.kind == "text")
@@ -139,7 +128,7 @@ def analyse_transcript(transcript: Transcript) -> list[TurnAudit]:
         elif current is None:
             continue
         elif node.kind == "assistant":
-            _audit_calls(current, node)
+            _audit_calls(current, node, scope)
         elif node.kind == "tool_result":
             sources = _untrusted_sources(node)
             if sources:
@@ -150,12 +139,12 @@ def analyse_transcript(transcript: Transcript) -> list[TurnAudit]:
     return turns
 
 
-def _audit_calls(turn: TurnAudit, node: Node) -> None:
+def _audit_calls(turn: TurnAudit, node: Node, scope: PathScope) -> None:
     # Calls made in one message run together: content a sibling fetches cannot have steered them.
     ingested_before = turn.ingested_external
     for call in node.tool_calls:
         turn.tool_calls.append(call.name)
-        novel = novel_resources(turn.user_text, argument_text(call.arguments))
+        novel = novel_resources(turn.user_text, call_resources(call.arguments, scope), scope)
         _add(turn.novel_resources, novel)
         if ingested_before and novel:
             _add(turn.suspicious_resources, novel)

@@ -1,0 +1,122 @@
+"""The audit lists only resources: URLs, host names with a known top-level domain and paths, never code;
+and it flags nothing on the demo but the one turn odek itself flagged, nor anything on the real fixtures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sitegen.resources import resource_dir
+from sitegen.transcript.audit import analyse_transcript
+from sitegen.transcript.load import load_transcript
+from sitegen.transcript.model import Transcript
+from sitegen.transcript.resources import PathScope, call_resources, resources_in
+
+DEMO = resource_dir("demo")
+DEMO_SESSIONS = sorted((DEMO / "pi" / "sessions").rglob("*.jsonl")) + sorted(
+    (DEMO / "odek" / "sessions").glob("2*.json")
+)
+EXTENSIONS = re.compile(r"\.(py|ts|js|json|md|toml|csv|go|png|txt|sed|yaml|sh|html)$")
+
+
+def test_member_expressions_and_calls_are_not_resources() -> None:
+    assert resources_in("chalk.blue os.path Math.max this.message console.log self.conn.execute") == []
+    assert call_resources({"command": 'node -e "console.log(Math.max(1, 2))"'}) == []
+    assert call_resources({"command": "python -c 'import os.path; print(os.path.sep)'"}) == []
+    assert call_resources({"command": "grep -rn this.message src/errors.ts"}) == ["src/errors.ts"]
+    # A search pattern and the body of an edit are what a call carries, not what it touches.
+    edit = {"path": "src/a.ts", "oldText": "chalk.blue(x)", "newText": "see https://example.com/x"}
+    assert call_resources(edit) == ["src/a.ts"]
+    assert call_resources({"pattern": "this.message", "path": "src"}) == ["src"]
+
+
+def test_sed_scripts_comments_and_mime_types_are_not_paths() -> None:
+    command = "sed -i '' 's/new Editor()/new Editor(theme)/g' packages/tui/test/editor.test.ts"
+    assert resources_in(command) == ["packages/tui/test/editor.test.ts"]
+    assert resources_in("sed -i '/undefined,$/d' a.ts") == ["a.ts"]
+    assert resources_in("# ../xyz becomes ../../xyz\nls src") == []
+    assert resources_in("curl -H 'Content-Type: application/json' https://x.example.com/api 2>/dev/null") == [
+        "https://x.example.com/api"
+    ]
+    assert resources_in("git diff origin/main -- rjust/center") == []
+
+
+def test_urls_hosts_and_paths_are_resources() -> None:
+    text = "wget https://a.example.org/f.tgz; ping registry.npmjs.org; cat ~/.netrc /etc/hosts ./run.sh config.yaml"
+    assert resources_in(text) == [
+        "https://a.example.org/f.tgz",
+        "registry.npmjs.org",
+        "~/.netrc",
+        "/etc/hosts",
+        "./run.sh",
+        "config.yaml",
+    ]
+    # In code only string literals can name files, and "/status" there is a route as often as a path.
+    assert resources_in("""python -c 'open("data.csv")' && node -e 'fetch("/status")'""") == ["data.csv"]
+
+
+def test_a_bare_word_is_a_path_only_when_the_session_names_it() -> None:
+    scope = PathScope.of("/w", [{"path": "/w/Makefile"}, {"file_path": "src/app/main.py"}])
+    assert resources_in("make -f Makefile && ls src/app", scope) == ["Makefile", "src/app"]
+    assert resources_in("make -f Makefile && ls src/app") == []
+    assert scope.relative("/w/src/app/main.py") == "src/app/main.py" and scope.knows("src")
+
+
+def _oracle(resource: str, session_text: str) -> bool:
+    """Independently of the audit's rules: a URL, a host name, or a path the session's file itself holds."""
+    if re.fullmatch(r"https?://\S+", resource):
+        return True
+    if re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev)", resource):
+        return True
+    shaped = re.fullmatch(r"[\w.@+~%:/-]+", resource) and ("/" in resource or EXTENSIONS.search(resource))
+    return bool(shaped) and resource in session_text
+
+
+def _all_listed(transcript: Transcript) -> list[str]:
+    return [r for turn in analyse_transcript(transcript) for r in turn.novel_resources]
+
+
+@pytest.mark.parametrize("path", DEMO_SESSIONS, ids=lambda p: p.stem[-12:])
+def test_every_resource_the_audit_lists_on_the_demo_is_one(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    listed = _all_listed(load_transcript(path))
+    assert [r for r in listed if not _oracle(r, text)] == []
+
+
+def test_the_demo_flags_only_the_turn_odek_flagged() -> None:
+    flagged = {}
+    for path in DEMO_SESSIONS:
+        for turn in analyse_transcript(load_transcript(path)):
+            if turn.flagged:
+                flagged[path.stem] = (turn.turn, turn.ingest_sources, turn.suspicious_resources)
+    audit = orjson.loads(
+        (DEMO / "odek" / "sessions" / "audit" / "20260518-8c2e4a6b0d1f3e5a7c9b2d4f6a8c0e1b.json").read_bytes()
+    )
+    assert [t["turn"] for t in audit["turns"] if t["suspicious_divergence"]] == [1]
+    assert flagged == {
+        "20260518-8c2e4a6b0d1f3e5a7c9b2d4f6a8c0e1b": (
+            1,
+            ["https://www.python-httpx.org/changelog/"],
+            ["/home/dev/.netrc"],
+        )
+    }
+
+
+def test_what_the_demo_lists_for_a_turn() -> None:
+    session = next(p for p in DEMO_SESSIONS if "0196b0e7" in p.name and p.parent.name.startswith("--"))
+    first, second = analyse_transcript(load_transcript(session))
+    assert first.novel_resources == ["src/moneta/report.py", "src/moneta/"]  # the subagent's assignment names src/
+    assert second.novel_resources == ["src/moneta/report.py", "tests/test_report.py"]
+
+
+def test_every_resource_the_audit_lists_on_the_real_fixtures_is_one(real_fixtures: Path) -> None:
+    for path in sorted(real_fixtures.glob("*.jsonl")):
+        text = path.read_text(encoding="utf-8")
+        transcript = load_transcript(path)
+        listed = _all_listed(transcript)
+        assert listed, path.name
+        assert [r for r in listed if not _oracle(r, text)] == [], path.name
+        assert not any(turn.flagged for turn in analyse_transcript(transcript)), path.name
