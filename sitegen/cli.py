@@ -82,6 +82,10 @@ def _dirs(extra: list[Path] | None) -> list[Path]:
     return agent_dirs([p.expanduser() for p in extra or []])
 
 
+NoWaitOption = Annotated[
+    bool,
+    typer.Option("--no-wait", help="If another build or watch is writing the site, exit 1 instead of waiting."),
+]
 OdekDirOption = Annotated[
     list[Path] | None,
     typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions."),
@@ -326,44 +330,15 @@ def build_command(
     profile: Annotated[
         bool, typer.Option("--profile", help="Print where the time went, per phase (load, highlight, …).")
     ] = False,
+    no_wait: NoWaitOption = False,
 ) -> None:
     """Build a static site over every session of every project (default output: ./site)."""
-    import time
-
-    from sitegen.site.build import BuildConfig, build_site
-    from sitegen.site.progress import Progress
+    from sitegen.cli_site import BuildOptions, run_build
 
     if demo and (agent_dir or odek_dir):
         raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
     _check_given_dirs(agent_dir, odek_dir)
-    started = time.perf_counter()
-    config = BuildConfig(
-        out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo, jobs=jobs, profile=profile
-    )
-    with Progress(sys.stderr) as progress:
-        result = build_site(config, on_progress=progress.update)
-    for problem in result.problems:
-        typer.echo(f"problem: {problem}", err=True)
-    if result.sessions == 0 and not demo:
-        typer.echo("No sessions found (~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent, ~/.odek/sessions).", err=True)
-        typer.echo("Try `sitegen build --demo` for the bundled sample sessions, or pass --agent-dir.", err=True)
-    elapsed = time.perf_counter() - started
-    if result.changed:
-        typer.echo(
-            f"Built {out}: {result.sessions} sessions, {len(result.rendered)} rendered, "
-            f"{len(result.removed)} removed, {len(result.problems)} problems in {elapsed:.2f}s"
-        )
-    else:
-        typer.echo(f"{out} is up to date ({result.sessions} sessions, {elapsed:.2f}s)")
-    if profile:
-        from sitegen.timings import format_phases
-
-        for line in format_phases(result.seconds, elapsed, result.processes):
-            typer.echo(line)
-    if open_site:
-        _open_in_browser(str(out / "index.html"))
-    if strict and result.problems:
-        raise typer.Exit(1)
+    run_build(BuildOptions(out, agent_dir or [], odek_dir or [], demo, jobs, strict, open_site, profile, not no_wait))
 
 
 @app.command("watch")
@@ -376,34 +351,14 @@ def watch_command(
     odek_dir: OdekDirOption = None,
     demo: Annotated[bool, typer.Option("--demo", help="Serve the bundled sample sessions.")] = False,
     open_site: Annotated[bool, typer.Option("--open", help="Open the site in the browser.")] = False,
+    no_wait: NoWaitOption = False,
 ) -> None:
     """Build, serve and rebuild on every change; open pages reload themselves (Ctrl-C stops)."""
-    import ipaddress
+    from sitegen.cli_site import BuildOptions, run_watch
 
-    from sitegen.site.build import BuildConfig
-    from sitegen.site.progress import Progress
-    from sitegen.site.watch import LiveSite, WatchEvent
-
-    def report(event: WatchEvent) -> None:
-        if event.kind != "unchanged":
-            typer.echo(event.message, err=event.kind in ("failed", "warning"))
-
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        typer.echo(f"Warning: serving on {host}: other machines on the network can read your sessions.", err=True)
     _check_given_dirs(agent_dir, odek_dir)
-    config = BuildConfig(out=out, agent_dirs=agent_dir or [], odek_dirs=odek_dir or [], demo=demo)
-    with LiveSite(config, host=host, port=port, report=report) as live:
-        with Progress(sys.stderr) as progress:
-            live.start(on_progress=progress.update)
-        typer.echo(f"Serving {out} at {live.url} (Ctrl-C to stop)")
-        if open_site:
-            _open_in_browser(live.url)
-        live.wait()
-    typer.echo("Stopped.")
+    options = BuildOptions(out, agent_dir or [], odek_dir or [], demo, open_site=open_site, wait=not no_wait)
+    run_watch(options, host, port)
 
 
 @app.command("history")

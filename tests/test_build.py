@@ -18,14 +18,16 @@ from typer.testing import CliRunner
 
 from sitegen.cli import app
 from sitegen.site import search
+from sitegen.site.lock import LOCK_PATH
 from sitegen.site.manifest import MANIFEST_PATH
 
 
 def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file's hash and mtime, but the lock file's (each build writes its own name into it)."""
     return {
         str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
         for p in sorted(folder.rglob("*"))
-        if p.is_file()
+        if p.is_file() and p.relative_to(folder) != Path(LOCK_PATH)
     }
 
 

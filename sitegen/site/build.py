@@ -9,7 +9,7 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -33,6 +33,7 @@ from sitegen.site.jobs import (
     relative_url,
     subagent_search_key,
 )
+from sitegen.site.lock import Holder, site_lock
 from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import related_sessions
@@ -49,7 +50,7 @@ from sitegen.site.sources import (
 from sitegen.timings import PhaseClock
 from sitegen.transcript.load import family_of
 
-__all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site"]
+__all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site", "claim_site"]
 
 log = logging.getLogger("sitegen.site")
 
@@ -183,14 +184,15 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | 
                 progress(index, len(jobs), job.key)
         return outcomes
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+
+    from sitegen.site.pool import WorkerPool
 
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
     # Largest first, so one big session does not finish alone at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.source))
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-        for index, outcome in enumerate(pool.map(render_job, ordered, chunksize=1), 1):
+    with WorkerPool(min(workers, len(jobs)), context) as pool:
+        for index, outcome in enumerate(pool.run(ordered), 1):
             outcomes.append(outcome)
             if progress:
                 progress(index, len(jobs), outcome.key)
@@ -254,16 +256,34 @@ def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInf
     return documents
 
 
+def claim_site(
+    config: BuildConfig,
+    command: str = "sitegen build",
+    *,
+    wait: bool = True,
+    on_wait: Callable[[Holder | None], None] | None = None,
+) -> AbstractContextManager[None]:
+    """Check the output folder, mark it as ours and hold its lock for the block (see site_lock);
+    checked first, so that no lock file goes into a folder that is not the site's."""
+    pi_dirs, odek_dirs = _input_dirs(config)
+    _check_output(config.out, [*pi_dirs, *odek_dirs])
+    _check_ours(config.out)
+    # Marked as ours before anything else is written, so a build stopped half way can be resumed.
+    (config.out / OWNER_MARK).mkdir(parents=True, exist_ok=True)
+    return site_lock(config.out, command, wait=wait, on_wait=on_wait)
+
+
 def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None) -> BuildResult:
-    """Build or update the site in config.out; never writes anywhere else."""
+    """Build or update the site in config.out, holding its lock; never writes anywhere else."""
     clock = PhaseClock()
     clock.enter("plan")
+    with claim_site(config):
+        return _build_site(config, on_progress, clock)
+
+
+def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock: PhaseClock) -> BuildResult:
     pi_dirs, odek_dirs = _input_dirs(config)
     out = config.out
-    _check_output(out, [*pi_dirs, *odek_dirs])
-    _check_ours(out)
-    # Marked as ours before anything else is written, so a build stopped half way can be resumed.
-    (out / OWNER_MARK).mkdir(parents=True, exist_ok=True)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
@@ -329,11 +349,10 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         pending[path] = (stamp.to_json(), digest)
         jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs, config.profile))
 
+    # Their pages go once no index links to them (at the end), so a build stopped before then
+    # leaves no link to a missing page.
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
-    for entry in removed:
-        if entry.page:
-            _remove_page(out, entry)
-        result.removed.append(entry.key)
+    result.removed.extend(entry.key for entry in removed)
 
     workers = config.jobs or os.cpu_count() or 1
     result.processes = 1 + (min(workers, len(jobs)) if workers > 1 and len(jobs) >= POOL_MIN_JOBS else 0)
@@ -398,6 +417,9 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
         result.written.extend(search.written)
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
         with clock.phase("write"):
+            for entry in removed:
+                if entry.page:
+                    _remove_page(out, entry)
             manifest.save(out)
             remove_stale_assets(out, assets)
     result.seconds = clock.seconds

@@ -1,0 +1,96 @@
+"""Builds stopped by signals: no worker outlives the build, Ctrl-C and SIGTERM end it cleanly."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from fault_helpers import (
+    all_gone,
+    finish,
+    needs_proc,
+    run_cli,
+    start_cli,
+    wait_for_workers,
+    write_corpus,
+)
+from site_helpers import crawl
+
+from sitegen.site.jobs import RenderJob
+from sitegen.site.pool import WorkerPool
+
+pytestmark = needs_proc
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """24 sessions in several projects, a few seconds to build with two workers."""
+    agent = tmp_path_factory.mktemp("corpus") / "agent"
+    write_corpus(agent, sessions=24, total_mb=4, seed=7)
+    return agent
+
+
+@pytest.mark.parametrize("kind", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_no_worker_outlives_a_stopped_build(tmp_path: Path, corpus: Path, kind: signal.Signals) -> None:
+    site = tmp_path / "site"
+    build = start_cli("build", "--out", site, "--agent-dir", corpus, "--jobs", "2")
+    workers = wait_for_workers(build)
+    os.kill(build.pid, kind)
+    stderr = finish(build, workers)
+    assert all_gone(workers), f"workers {workers} outlived the build"
+    if kind == signal.SIGKILL:
+        assert build.returncode == -signal.SIGKILL
+    else:
+        assert build.returncode == 128 + kind
+        assert stderr.splitlines()[-1] == "Build interrupted"
+        assert "Traceback" not in stderr
+
+
+def test_a_stopped_rebuild_leaves_a_consistent_site(tmp_path: Path, corpus: Path) -> None:
+    """Stopped while some sessions are gone and others changed: every link still finds its page."""
+    agent = tmp_path / "agent"
+    _copy_tree(corpus, agent)
+    site = tmp_path / "site"
+    assert run_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "2").returncode == 0
+    sessions = sorted(agent.rglob("*.jsonl"))
+    for gone in sessions[:3]:
+        gone.unlink()
+    for grown in sessions[3:]:
+        with grown.open("ab") as handle:
+            handle.write(b'{"type":"custom","customType":"zz","id":"zz000001","parentId":null}\n')
+    build = start_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "2")
+    first = {page: page.stat().st_mtime_ns for page in site.glob("sessions/*/*.html")}
+    workers = wait_for_workers(build)
+    os.kill(build.pid, signal.SIGTERM)
+    stderr = finish(build, workers)
+    assert build.returncode == 143, stderr
+    assert first  # pages of the first build are there
+    assert crawl(site) == []
+
+
+def test_workers_end_when_the_build_raises(tmp_path: Path) -> None:
+    """Any way out of the pool's block (here an exception in the build) kills its workers at once."""
+    from site_helpers import make_session
+
+    agent = tmp_path / "agent"
+    jobs = []
+    for number in range(4):
+        path = make_session(agent, "/work/alpha", f"s-{number}", f"ZZ_{number}_ZZ")
+        page = f"sessions/alpha/s-{number}.html"
+        jobs.append(RenderJob(str(path), "pi", f"s-{number}", "alpha", page, str(tmp_path / "site"), {}))
+    pool = WorkerPool(2, multiprocessing.get_context("fork"))
+    pids: list[int] = []
+    with pytest.raises(RuntimeError), pool:
+        for _outcome in pool.run(jobs):
+            pids = [worker.process.pid for worker in pool.workers if worker.process.pid is not None]
+            raise RuntimeError("the build fails")
+    assert pids and all_gone(pids)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    import shutil
+
+    shutil.copytree(source, target)
