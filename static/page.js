@@ -542,14 +542,34 @@
     );
   });
 
+  // Entries above the target get their real heights as they are drawn, which moves it: for a few
+  // seconds after opening, each change in the conversation's size lands on it again, until the
+  // reader scrolls, types or clicks, or goes elsewhere.
+  function holdInitial(id) {
+    if (!conversation || typeof ResizeObserver !== "function") {
+      return;
+    }
+    var until = Date.now() + 3000;
+    var observer = new ResizeObserver(function () {
+      var entry = entryById.get(id);
+      if (userMoved || idFromHash() !== id || Date.now() > until || !entry) {
+        observer.disconnect();
+        return;
+      }
+      scrollToElement(landingOf(entry));
+    });
+    observer.observe(conversation);
+  }
+
   var initial = idFromHash();
   if (initial !== null) {
     openEntry(initial, true, false);
+    holdInitial(initial);
     // At load the browser jumps to the fragment again, measured before entries are drawn: redo ours.
     window.addEventListener("load", function () {
       var entry = entryById.get(initial);
       if (entry && !userMoved && idFromHash() === initial) {
-        scrollToElement(entry);
+        scrollToElement(landingOf(entry));
       }
     });
   }

@@ -1,520 +1,34 @@
-/* Search page: loads the index's data scripts on demand (works from file://) and ranks entries by BM25. */
+/* Search page: the query, its filters (project, dates, role) and the results, paged without a cap;
+   each result opens its session at the entry with the query's words marked. search-index.js ranks. */
 (function () {
   "use strict";
 
+  var engine = window.sitegenSearchIndex;
   var form = document.getElementById("search-form");
-  if (!form) {
+  if (!form || !engine) {
     return;
   }
   var input = document.getElementById("search-query");
   var status = document.getElementById("search-status");
   var list = document.getElementById("search-results");
   var more = document.getElementById("search-more");
-  var base = form.getAttribute("data-index") || "search/";
-
-  // Must match sitegen/site/search.py: tokens, shard buckets, weights.
-  var RUN = /[\p{L}\p{N}]+/gu;
-  var MAX_TOKEN = 32;
-  // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole);
-  // the index also holds each character alone, so a one-character word is found.
-  var CJK_CHARACTERS =
-    "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
-  var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
-  var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
-  var TRAILING_WORD = /[\p{L}\p{N}]$/u;
-  var WEIGHT_SCALE = 7;
-  var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  // A session whose title matches but no entry does is listed itself, like a short user message.
-  var TITLE_WEIGHT = 3;
-  // Entries of a session whose title names the query rank a little higher.
-  var TITLE_BOOST = 0.25;
-  var SAME_SESSION_DECAY = 0.8;
-  // Completions of the word being typed that are looked at (the most frequent first).
-  var MAX_EXPANSIONS = 100;
-  var MAX_RESULTS = 1000;
-  // Results are keyed session * ENTRY_SPAN + entry number: no session has this many entries.
-  var ENTRY_SPAN = 4194304;
+  var filters = {
+    project: document.getElementById("search-project"),
+    from: document.getElementById("search-from"),
+    to: document.getElementById("search-to"),
+    role: document.getElementById("search-role")
+  };
   var PAGE_SIZE = 20;
-  var SNIPPET_BEFORE = 60;
-  var SNIPPET_LENGTH = 240;
-  var KIND_NAMES = {
-    title: "session",
-    user: "user",
-    assistant: "assistant",
+  var KIND_NAMES = engine.kindNames;
+  var ROLE_NAMES = {
+    user: "the user",
+    assistant: "the assistant",
     tool: "tool output",
     shell: "shell",
-    summary: "summary",
-    custom: "custom message"
+    summary: "summaries",
+    custom: "custom messages",
+    title: "session titles"
   };
-
-  var DIGIT_VALUE = {};
-  for (var d = 0; d < DIGITS.length; d++) {
-    DIGIT_VALUE[DIGITS.charAt(d)] = d;
-  }
-
-  // ---- Loading data scripts: each calls window.sitegenSearch.add(id, data) ----
-
-  var slots = Object.create(null);
-
-  function slot(id) {
-    if (!slots[id]) {
-      var entry = { requested: false };
-      entry.promise = new Promise(function (resolve, reject) {
-        entry.resolve = resolve;
-        entry.reject = reject;
-      });
-      slots[id] = entry;
-    }
-    return slots[id];
-  }
-
-  window.sitegenSearch = {
-    add: function (id, data) {
-      slot(String(id)).resolve(data);
-    },
-    // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
-    tokens: tokens,
-    indexTerms: indexTerms,
-    bucket: bucket
-  };
-
-  function load(path, id) {
-    var entry = slot(id);
-    if (!entry.requested) {
-      entry.requested = true;
-      var script = document.createElement("script");
-      script.src = base + path;
-      script.async = true;
-      script.addEventListener("error", function () {
-        entry.reject(new Error("could not load " + base + path));
-      });
-      document.head.appendChild(script);
-    }
-    return entry.promise;
-  }
-
-  var indexPromise = null;
-
-  function loadIndex() {
-    if (!indexPromise) {
-      indexPromise = load("index.js", "index").then(prepareIndex);
-    }
-    return indexPromise;
-  }
-
-  function prepareIndex(data) {
-    var total = 0;
-    var sessions = data.sessions.map(function (row) {
-      var entries = 0;
-      row[3].forEach(function (chunk) {
-        entries += chunk[0];
-      });
-      total += entries + 1;
-      return {
-        title: row[0],
-        project: row[1],
-        page: row[2],
-        chunks: row[3],
-        context: row[4] || "",
-        titleTerms: indexTerms(row[0])
-      };
-    });
-    var segments = data.segments.map(function (row) {
-      return { sessions: row[0], buckets: row[1], shards: row[2] };
-    });
-    return { sessions: sessions, segments: segments, total: total };
-  }
-
-  // ---- Tokens and shards ----
-
-  // The terms of one run of letters and digits, with their code unit offsets in it; with `singles`,
-  // each character of a CJK run also alone, as the indexer does (after the pair starting there).
-  function runTerms(run, offset, out, singles) {
-    if (!CJK.test(run)) {
-      var length = Array.from(run).length;
-      if (length >= 2 && length <= MAX_TOKEN) {
-        out.push({ text: run, start: offset, end: offset + run.length });
-      }
-      return;
-    }
-    var at = offset;
-    run.split(CJK_SPLIT).forEach(function (piece, number) {
-      var chars = Array.from(piece);
-      if (number % 2 === 0) {
-        if (chars.length >= 2 && chars.length <= MAX_TOKEN) {
-          out.push({ text: piece, start: at, end: at + piece.length });
-        }
-      } else if (chars.length === 1) {
-        out.push({ text: piece, start: at, end: at + piece.length });
-      } else {
-        var start = at;
-        for (var i = 0; i < chars.length; i++) {
-          if (i + 1 < chars.length) {
-            var pair = chars[i] + chars[i + 1];
-            out.push({ text: pair, start: start, end: start + pair.length });
-          }
-          if (singles) {
-            out.push({ text: chars[i], start: start, end: start + chars[i].length });
-          }
-          start += chars[i].length;
-        }
-      }
-      at += piece.length;
-    });
-  }
-
-  // Terms of a text with their places; `lower` says whether to lowercase first (as the indexer does).
-  function terms(text, lower, singles) {
-    var source = lower ? String(text).toLowerCase() : String(text);
-    var out = [];
-    var found;
-    RUN.lastIndex = 0;
-    while ((found = RUN.exec(source)) !== null) {
-      runTerms(lower ? found[0] : found[0].toLowerCase(), found.index, out, singles);
-    }
-    return out;
-  }
-
-  // How a query is split (sitegen/site/search.py tokenize).
-  function tokens(text) {
-    return terms(text, true, false).map(function (term) {
-      return term.text;
-    });
-  }
-
-  // What an entry or a title is indexed by (sitegen/site/search.py _indexed_terms).
-  function indexTerms(text) {
-    return terms(text, true, true).map(function (term) {
-      return term.text;
-    });
-  }
-
-  function bucket(term, buckets) {
-    var first = term.codePointAt(0);
-    var second = term.length > (first > 0xffff ? 2 : 1) ? term.codePointAt(first > 0xffff ? 2 : 1) : 0;
-    return (first * 31 + second) % buckets;
-  }
-
-  function parseQuery(query) {
-    var words = tokens(query);
-    var prefix = null;
-    // The word being typed is a prefix; CJK terms are whole (one character, or a pair of the two typed last).
-    if (words.length && TRAILING_WORD.test(query) && !CJK.test(words[words.length - 1])) {
-      prefix = words.pop();
-    }
-    var terms = [];
-    words.forEach(function (word) {
-      if (terms.indexOf(word) < 0 && word !== prefix) {
-        terms.push(word);
-      }
-    });
-    return { terms: terms, prefix: prefix };
-  }
-
-  function shardsFor(index, word) {
-    return Promise.all(
-      index.segments.map(function (segment) {
-        var name = segment.shards[bucket(word, segment.buckets)];
-        return name ? load("t/" + name + ".js", "t:" + name) : Promise.resolve({});
-      })
-    );
-  }
-
-  function has(object, key) {
-    return Object.prototype.hasOwnProperty.call(object, key);
-  }
-
-  // A term's postings in one segment: slot, entry count, then (entry delta, weight) pairs per session.
-  function decode(code, segment, into) {
-    var pos = 0;
-    function number() {
-      var value = 0;
-      var shift = 0;
-      for (;;) {
-        var digit = DIGIT_VALUE[code.charAt(pos++)];
-        value += (digit & 31) * Math.pow(2, shift);
-        if (digit < 32) {
-          return value;
-        }
-        shift += 5;
-      }
-    }
-    var count = 0;
-    while (pos < code.length) {
-      var session = segment.sessions[number()];
-      var entries = number();
-      var entry = 0;
-      for (var i = 0; i < entries; i++) {
-        entry += number();
-        into.push(session, entry, DIGIT_VALUE[code.charAt(pos++)] / WEIGHT_SCALE);
-        count++;
-      }
-    }
-    return count;
-  }
-
-  function idf(index, df) {
-    return Math.log(1 + (index.total - df + 0.5) / (df + 0.5));
-  }
-
-  // entry key -> score for one query word (the best completion's, for the word being typed)
-  function wordScores(index, shards, word, isPrefix) {
-    var byTerm = new Map();
-    function add(term, code, segment) {
-      var found = byTerm.get(term) || { size: 0, parts: [] };
-      found.size += code.length;
-      found.parts.push({ code: code, segment: segment });
-      byTerm.set(term, found);
-    }
-    index.segments.forEach(function (segment, i) {
-      var shard = shards[i];
-      if (!isPrefix) {
-        if (has(shard, word)) {
-          add(word, shard[word], segment);
-        }
-        return;
-      }
-      Object.keys(shard).forEach(function (term) {
-        if (term.lastIndexOf(word, 0) === 0) {
-          add(term, shard[term], segment);
-        }
-      });
-    });
-    // The longest postings belong to the most frequent completions.
-    var terms = Array.from(byTerm.keys()).sort(function (a, b) {
-      return byTerm.get(b).size - byTerm.get(a).size || (a < b ? -1 : 1);
-    });
-    var scores = new Map();
-    terms.slice(0, MAX_EXPANSIONS).forEach(function (term) {
-      var postings = [];
-      var df = 0;
-      byTerm.get(term).parts.forEach(function (part) {
-        df += decode(part.code, part.segment, postings);
-      });
-      var weight = idf(index, df);
-      for (var p = 0; p < postings.length; p += 3) {
-        var key = postings[p] * ENTRY_SPAN + postings[p + 1];
-        var score = weight * postings[p + 2];
-        if (!(scores.get(key) >= score)) {
-          scores.set(key, score);
-        }
-      }
-    });
-    return scores;
-  }
-
-  function titleMatches(session, words) {
-    var own = session.titleTerms;
-    var matched = 0;
-    words.forEach(function (word) {
-      var hit = word.isPrefix
-        ? own.some(function (term) {
-            return term.lastIndexOf(word.text, 0) === 0;
-          })
-        : own.indexOf(word.text) >= 0;
-      if (hit) {
-        matched++;
-      }
-    });
-    return matched;
-  }
-
-  function byScore(a, b) {
-    return b.score - a.score || a.session - b.session || a.entry - b.entry;
-  }
-
-  function run(index, parsed) {
-    var words = parsed.terms.map(function (term) {
-      return { text: term, isPrefix: false };
-    });
-    if (parsed.prefix) {
-      words.push({ text: parsed.prefix, isPrefix: true });
-    }
-    return Promise.all(
-      words.map(function (word) {
-        return shardsFor(index, word.text);
-      })
-    ).then(function (shardLists) {
-      var perWord = words.map(function (word, i) {
-        var scores = wordScores(index, shardLists[i], word.text, word.isPrefix);
-        word.idf = idf(index, scores.size);
-        return scores;
-      });
-      var titleHits = index.sessions.map(function (session) {
-        return titleMatches(session, words);
-      });
-      var order = perWord.map(function (_, i) {
-        return i;
-      });
-      order.sort(function (a, b) {
-        return perWord[a].size - perWord[b].size;
-      });
-      var results = [];
-      perWord[order[0]].forEach(function (score, key) {
-        var total = score;
-        for (var i = 1; i < order.length; i++) {
-          var other = perWord[order[i]].get(key);
-          if (other === undefined) {
-            return;
-          }
-          total += other;
-        }
-        var session = Math.floor(key / ENTRY_SPAN);
-        var boost = 1 + (TITLE_BOOST * titleHits[session]) / words.length;
-        results.push({ session: session, entry: key % ENTRY_SPAN, score: total * boost });
-      });
-      // A session named by the query whose entries do not match is still a result: its page.
-      var withEntries = new Set(
-        results.map(function (result) {
-          return result.session;
-        })
-      );
-      titleHits.forEach(function (hits, number) {
-        if (!withEntries.has(number) && hits === words.length) {
-          var score = 0;
-          words.forEach(function (word) {
-            score += word.idf * TITLE_WEIGHT;
-          });
-          results.push({ session: number, entry: 0, score: score });
-        }
-      });
-      results.sort(byScore);
-      // Each further result from the same session counts a little less, so one long session does
-      // not fill the first page.
-      var seen = new Map();
-      results.forEach(function (result) {
-        var earlier = seen.get(result.session) || 0;
-        seen.set(result.session, earlier + 1);
-        result.score *= Math.pow(SAME_SESSION_DECAY, earlier);
-      });
-      results.sort(byScore);
-      return { results: results.slice(0, MAX_RESULTS), count: results.length, words: words };
-    });
-  }
-
-  // ---- Snippets: entry ids and kinds, and the deflated entry text, are in chunk files ----
-
-  var chunkCache = Object.create(null);
-
-  function inflate(base64) {
-    var binary = window.atob(base64);
-    var bytes = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i++) {
-      bytes[i] = binary.charCodeAt(i);
-    }
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    return new Response(stream).text().then(JSON.parse);
-  }
-
-  // {rows: [[id, kind, label], ...], texts: [...] or null where the browser cannot inflate}
-  function chunk(name) {
-    if (!chunkCache[name]) {
-      chunkCache[name] = load("d/" + name + ".js", "d:" + name).then(function (data) {
-        var texts = typeof DecompressionStream === "function" ? inflate(data.text) : Promise.reject();
-        return texts.then(
-          function (list) {
-            return { rows: data.rows, texts: list };
-          },
-          function () {
-            return { rows: data.rows, texts: null };
-          }
-        );
-      });
-    }
-    return chunkCache[name];
-  }
-
-  // {id, kind, label, text} of entry number `entry` (1-based) of a session; text may be null
-  function entryRow(session, entry) {
-    var offset = entry - 1;
-    for (var i = 0; i < session.chunks.length; i++) {
-      var size = session.chunks[i][0];
-      if (offset < size) {
-        return chunk(session.chunks[i][1]).then(function (data) {
-          var row = data.rows[offset];
-          return { id: row[0], kind: row[1], label: row[2], text: data.texts ? data.texts[offset] : null };
-        });
-      }
-      offset -= size;
-    }
-    return Promise.resolve(null);
-  }
-
-  function matcher(words) {
-    return function (token) {
-      var lower = token.toLowerCase();
-      return words.some(function (word) {
-        return word.isPrefix ? lower.lastIndexOf(word.text, 0) === 0 : lower === word.text;
-      });
-    };
-  }
-
-  function findMatches(text, words) {
-    var isMatch = matcher(words);
-    var matches = [];
-    // Places in the text as written: each run is lowercased on its own (lengths may differ otherwise).
-    terms(text, false, true).forEach(function (term) {
-      if (isMatch(term.text)) {
-        matches.push({ start: term.start, end: term.end, word: term.text });
-      }
-    });
-    return matches;
-  }
-
-  // Appends text[start, end) to parent as text nodes, with the matches inside it wrapped in <mark>.
-  function appendMarked(parent, text, matches, start, end) {
-    var cursor = start;
-    matches.forEach(function (match) {
-      if (match.start < cursor || match.end > end) {
-        return;
-      }
-      parent.appendChild(document.createTextNode(text.slice(cursor, match.start)));
-      var mark = document.createElement("mark");
-      mark.textContent = text.slice(match.start, match.end);
-      parent.appendChild(mark);
-      cursor = match.end;
-    });
-    parent.appendChild(document.createTextNode(text.slice(cursor, end)));
-  }
-
-  // The stretch of text with the most distinct query words, matches marked.
-  function snippet(text, words) {
-    var matches = findMatches(text, words);
-    var start = 0;
-    var best = -1;
-    matches.forEach(function (match) {
-      var seen = {};
-      var distinct = 0;
-      var limit = match.start + SNIPPET_LENGTH - SNIPPET_BEFORE;
-      matches.forEach(function (other) {
-        if (other.start >= match.start && other.end <= limit && !seen[other.word]) {
-          seen[other.word] = true;
-          distinct++;
-        }
-      });
-      if (distinct > best) {
-        best = distinct;
-        start = match.start;
-      }
-    });
-    start = Math.max(0, start - SNIPPET_BEFORE);
-    if (start > 0) {
-      // Start at a word, unless the nearest space is too far.
-      var space = text.indexOf(" ", start);
-      start = space >= 0 && space < start + 20 ? space + 1 : start;
-    }
-    var end = Math.min(text.length, start + SNIPPET_LENGTH);
-    var paragraph = document.createElement("p");
-    paragraph.className = "result-snippet";
-    if (start > 0) {
-      paragraph.appendChild(document.createTextNode("…"));
-    }
-    appendMarked(paragraph, text, matches, start, end);
-    if (end < text.length) {
-      paragraph.appendChild(document.createTextNode("…"));
-    }
-    return paragraph;
-  }
 
   // ---- Rendering ----
 
@@ -527,14 +41,44 @@
       .join("/");
   }
 
+  function day(ms) {
+    return ms ? new Date(ms).toISOString().slice(0, 10) : "";
+  }
+
+  // A result opens its session at the entry, with the query's words in ?q= for marks.js to mark.
+  function resultUrl(session, row, words) {
+    var query = words
+      .map(function (word) {
+        return word.text;
+      })
+      .join(" ");
+    return (
+      pageUrl(session.page) +
+      "?q=" +
+      encodeURIComponent(query) +
+      (row && row.id ? "#entry-" + encodeURIComponent(row.id) : "")
+    );
+  }
+
+  function metaPart(meta, className, text) {
+    if (meta.childNodes.length) {
+      meta.appendChild(document.createTextNode(" · "));
+    }
+    var part = document.createElement("span");
+    part.className = className;
+    part.textContent = text;
+    meta.appendChild(part);
+    return part;
+  }
+
   function resultItem(index, result, row, words) {
     var session = index.sessions[result.session];
     var item = document.createElement("li");
     item.className = "result";
     var link = document.createElement("a");
     link.className = "result-title";
-    link.href = pageUrl(session.page) + (row ? "#entry-" + encodeURIComponent(row.id) : "");
-    appendMarked(link, session.title, findMatches(session.title, words), 0, session.title.length);
+    link.href = resultUrl(session, result.entry ? row : null, words);
+    engine.appendMarked(link, session.title, engine.findMatches(session.title, words), 0, session.title.length);
     item.appendChild(link);
     if (session.context) {
       // Which session a subagent page belongs to (not searched: its own title is).
@@ -545,28 +89,73 @@
     }
     var meta = document.createElement("div");
     meta.className = "result-meta muted";
-    var kind = row ? row.kind : "title";
+    var kind = row.kind;
     var label = KIND_NAMES[kind] || kind;
-    if (row && row.label) {
+    if (row.label) {
       label += " · " + row.label;
     }
-    var kindSpan = document.createElement("span");
-    kindSpan.className = "result-kind kind-" + kind;
-    kindSpan.textContent = label;
-    meta.appendChild(kindSpan);
+    metaPart(meta, "result-kind kind-" + kind, label);
     if (session.project) {
-      var project = document.createElement("span");
-      project.className = "result-project";
-      project.textContent = session.project;
-      meta.appendChild(document.createTextNode(" · "));
-      meta.appendChild(project);
+      metaPart(meta, "result-project", session.project);
+    }
+    if (session.time) {
+      var time = metaPart(meta, "result-date", day(session.time));
+      time.title = "Last activity " + new Date(session.time).toISOString().replace("T", " ").slice(0, 16) + " UTC";
     }
     item.appendChild(meta);
-    if (row && row.text) {
-      item.appendChild(snippet(row.text, words));
+    if (row.text) {
+      item.appendChild(engine.snippet(row.text, words));
     }
     return item;
   }
+
+  // ---- Filters: project and dates per session at once, the role per entry as results are read ----
+
+  function filterValues() {
+    return {
+      project: filters.project ? filters.project.value : "",
+      from: filters.from ? filters.from.value : "",
+      to: filters.to ? filters.to.value : "",
+      role: filters.role ? filters.role.value : ""
+    };
+  }
+
+  function sessionFilter(index, values) {
+    return function (result) {
+      var session = index.sessions[result.session];
+      if (values.project && session.project !== values.project) {
+        return false;
+      }
+      var date = day(session.time);
+      return !((values.from && date < values.from) || (values.to && (!date || date > values.to)));
+    };
+  }
+
+  function fillProjects(index) {
+    var select = filters.project;
+    if (!select || select.options.length > 1) {
+      return;
+    }
+    var wanted = select.getAttribute("data-wanted") || "";
+    var names = Array.from(
+      new Set(
+        index.sessions.map(function (session) {
+          return session.project;
+        })
+      )
+    )
+      .filter(Boolean)
+      .sort();
+    names.forEach(function (name) {
+      var option = document.createElement("option");
+      option.value = name;
+      option.textContent = name;
+      select.appendChild(option);
+    });
+    select.value = names.indexOf(wanted) >= 0 ? wanted : "";
+  }
+
+  // ---- Results, a page at a time ----
 
   var current = 0;
   var shown = null;
@@ -575,44 +164,88 @@
     status.textContent = text;
   }
 
-  function showPage() {
-    var state = shown;
-    var batch = state.results.slice(state.next, state.next + PAGE_SIZE);
-    state.next += batch.length;
-    more.hidden = true;
-    return Promise.all(
-      batch.map(function (result) {
-        return result.entry === 0
-          ? Promise.resolve(null)
-          : entryRow(state.index.sessions[result.session], result.entry).catch(function () {
-              return null;
-            });
-      })
-    ).then(function (rows) {
-      if (state !== shown) {
-        return;
-      }
-      batch.forEach(function (result, i) {
-        if (result.entry !== 0 && !rows[i]) {
-          return;
-        }
-        list.appendChild(resultItem(state.index, result, rows[i], state.words));
-      });
-      more.hidden = state.next >= state.results.length;
+  function rowOf(state, result) {
+    if (result.entry === 0) {
+      return Promise.resolve({ kind: "title", label: "", text: null });
+    }
+    return engine.entryRow(state.index.sessions[result.session], result.entry).catch(function () {
+      return null;
     });
   }
 
-  function describe(count, query) {
-    if (count === 0) {
-      return "No results for “" + query + "”.";
+  // Appends the next PAGE_SIZE results that pass the role filter; reads further while some do not.
+  function showPage() {
+    var state = shown;
+    var added = 0;
+    more.hidden = true;
+    function next() {
+      if (state !== shown) {
+        return Promise.resolve();
+      }
+      if (added >= PAGE_SIZE || state.next >= state.results.length) {
+        more.hidden = state.next >= state.results.length;
+        return Promise.resolve();
+      }
+      var batch = state.results.slice(state.next, state.next + PAGE_SIZE - added);
+      state.next += batch.length;
+      return Promise.all(
+        batch.map(function (result) {
+          return rowOf(state, result);
+        })
+      ).then(function (rows) {
+        if (state !== shown) {
+          return;
+        }
+        batch.forEach(function (result, i) {
+          if (rows[i] && (!state.role || rows[i].kind === state.role)) {
+            list.appendChild(resultItem(state.index, result, rows[i], state.words));
+            added++;
+            state.listed++;
+          }
+        });
+        return next();
+      });
     }
-    var shownText = count > MAX_RESULTS ? "the best " + MAX_RESULTS + " of " : "";
-    return shownText + count + (count === 1 ? " result" : " results") + " for “" + query + "”, best first.";
+    return next().then(function () {
+      if (state === shown) {
+        setStatus(describe(state));
+      }
+    });
+  }
+
+  function plural(count, noun) {
+    return count + " " + noun + (count === 1 ? "" : "s");
+  }
+
+  function describe(state) {
+    var query = "“" + state.query + "”";
+    if (!state.results.length) {
+      return (state.total ? "No results with these filters for " : "No results for ") + query + ".";
+    }
+    var filtered = state.results.length < state.total ? " (of " + state.total + " without the filters)" : "";
+    if (!state.role) {
+      var range = state.listed < state.results.length ? ", showing the best " + state.listed : "";
+      return plural(state.results.length, "result") + " for " + query + filtered + range + ", best first.";
+    }
+    var done = state.next >= state.results.length;
+    return (
+      plural(state.listed, "result") +
+      " from " +
+      ROLE_NAMES[state.role] +
+      " for " +
+      query +
+      (done ? "" : " so far") +
+      ", of " +
+      plural(state.results.length, "match") +
+      " in any role" +
+      filtered +
+      ", best first."
+    );
   }
 
   function search(query) {
     var ticket = ++current;
-    var parsed = parseQuery(query);
+    var parsed = engine.parseQuery(query);
     if (!parsed.terms.length && !parsed.prefix) {
       shown = null;
       list.replaceChildren();
@@ -621,20 +254,28 @@
       return Promise.resolve();
     }
     setStatus("Searching…");
-    return loadIndex()
+    return engine
+      .load()
       .then(function (index) {
-        return run(index, parsed).then(function (outcome) {
+        fillProjects(index);
+        var values = filterValues();
+        return engine.run(index, parsed).then(function (outcome) {
           if (ticket !== current) {
             return;
           }
-          shown = { index: index, results: outcome.results, words: outcome.words, next: 0 };
+          shown = {
+            index: index,
+            query: query.trim(),
+            total: outcome.results.length,
+            results: outcome.results.filter(sessionFilter(index, values)),
+            role: values.role,
+            words: outcome.words,
+            next: 0,
+            listed: 0
+          };
           list.replaceChildren();
           // The count is announced once the first results are on the page, not before.
-          return showPage().then(function () {
-            if (ticket === current) {
-              setStatus(describe(outcome.count, query.trim()));
-            }
-          });
+          return showPage();
         });
       })
       .catch(function (error) {
@@ -644,33 +285,44 @@
       });
   }
 
-  function remember(query) {
+  // The query and its filters are in the address, so a search can be shared, reloaded and gone back to.
+  function remember() {
     try {
       var url = new URL(window.location.href);
-      if (query) {
-        url.searchParams.set("q", query);
-      } else {
-        url.searchParams.delete("q");
-      }
+      var values = filterValues();
+      values.q = input.value;
+      ["q", "project", "from", "to", "role"].forEach(function (name) {
+        if (values[name]) {
+          url.searchParams.set(name, values[name]);
+        } else {
+          url.searchParams.delete(name);
+        }
+      });
       window.history.replaceState(null, "", url.href);
     } catch (error) {
       // Some browsers refuse history changes on file:// pages; the search still works.
     }
   }
 
+  function searchNow() {
+    window.clearTimeout(timer);
+    remember();
+    search(input.value);
+  }
+
   var timer = 0;
   input.addEventListener("input", function () {
     window.clearTimeout(timer);
-    timer = window.setTimeout(function () {
-      remember(input.value);
-      search(input.value);
-    }, 150);
+    timer = window.setTimeout(searchNow, 150);
   });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
-    window.clearTimeout(timer);
-    remember(input.value);
-    search(input.value);
+    searchNow();
+  });
+  Object.keys(filters).forEach(function (name) {
+    if (filters[name]) {
+      filters[name].addEventListener("change", searchNow);
+    }
   });
   more.addEventListener("click", function () {
     if (shown) {
@@ -679,13 +331,26 @@
   });
 
   form.hidden = false;
-  var initial = new URLSearchParams(window.location.search).get("q");
+  var params = new URLSearchParams(window.location.search);
+  ["from", "to", "role"].forEach(function (name) {
+    if (filters[name] && params.get(name)) {
+      filters[name].value = params.get(name);
+    }
+  });
+  if (filters.project) {
+    // The project list comes with the index: chosen once it is there.
+    filters.project.setAttribute("data-wanted", params.get("project") || "");
+  }
+  var initial = params.get("q");
   if (initial) {
     input.value = initial;
     search(initial);
   } else {
-    loadIndex().catch(function (error) {
-      setStatus("The search index could not be loaded: " + error.message);
-    });
+    engine
+      .load()
+      .then(fillProjects)
+      .catch(function (error) {
+        setStatus("The search index could not be loaded: " + error.message);
+      });
   }
 })();

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import pytest
 from browser import chromium
-from sessions import SessionBuilder, text, tool_call
+from sessions import SessionBuilder, iso, text, tool_call
 from site_helpers import build
 
 from sitegen.site import search
@@ -50,7 +51,13 @@ def _sessions() -> list[SessionBuilder]:
     deep.assistant("deep-a1", [tool_call("deep-c1", "bash", command="make test")])
     noise = "".join(f"noise line {i}\n" for i in range(3000))
     deep.tool_result("deep-r1", "deep-c1", "bash", f"{noise}zzburied failure here\n{noise}")
-    return [db, ops, evil, deep]
+    # More results than a page shows, in a project and at a time of their own.
+    many = SessionBuilder(session_id="many", cwd="/work/many")
+    many.clock += 40 * 86_400_000
+    many.header["timestamp"] = iso(many.clock)
+    for n in range(45):
+        many.user(f"many-u{n}", f"zzmany item {n}")
+    return [db, ops, evil, deep, many]
 
 
 def build_search_site(root: Path) -> Path:
@@ -65,7 +72,7 @@ def build_search_site(root: Path) -> Path:
     scout.write(agent / "sessions" / "--work-deep--" / "deep" / "Scout.jsonl")
     site = root / "site"
     result = build(site, agent)
-    assert result.sessions == 4 and not result.problems
+    assert result.sessions == 5 and not result.problems
     return site
 
 
@@ -127,10 +134,16 @@ def results(page: Page, query: str, *, typed: bool = False) -> list[dict[str, st
     for item in page.locator("#search-results li").all():
         link = item.locator("a.result-title")
         snippet = item.locator(".result-snippet")
+        href = link.get_attribute("href") or ""
+        # Each result carries the query for the page to mark: ?q=<words>, then the entry's #fragment.
+        path, _, rest = href.partition("?q=")
+        marked, hash_mark, fragment = rest.partition("#")
         items.append(
             {
                 "title": link.inner_text(),
-                "href": link.get_attribute("href") or "",
+                "href": path + hash_mark + fragment,
+                "q": unquote(marked),
+                "date": item.locator(".result-date").inner_text() if item.locator(".result-date").count() else "",
                 "kind": item.locator(".result-kind").inner_text(),
                 "project": item.locator(".result-project").inner_text(),
                 "snippet": snippet.inner_text() if snippet.count() else "",
@@ -170,7 +183,7 @@ def ranked_search(page: Page, problems: list[str]) -> None:
     # Following a result lands on the entry in the session page.
     results(page, "zzreplica lag")
     page.locator("#search-results a.result-title").first.click()
-    page.wait_for_url("**/db.html#entry-db-u2")
+    page.wait_for_url("**/db.html?q=*#entry-db-u2")
     assert page.locator("#entry-db-u2").is_visible()
     assert problems == []
 
@@ -198,7 +211,7 @@ def test_every_word_is_found_and_chinese_words_inside_sentences(browser: Browser
     assert scouted[0]["title"] == "Scout"
     assert page.locator("#search-results .result-context").first.inner_text() == " · subagent of 请修复登录错误的问题"
     page.locator("#search-results a.result-title").first.click()
-    page.wait_for_url("**/deep/Scout.html#entry-scout-u1")
+    page.wait_for_url("**/deep/Scout.html?q=*#entry-scout-u1")
     assert page.locator("#entry-scout-u1").is_visible()
     assert problems == []
 
@@ -207,7 +220,7 @@ def test_a_result_on_another_branch_opens_that_branch(browser: Browser, site: Pa
     page, problems = open_search(browser, site.resolve().as_uri() + "/")
     assert [item["href"].rsplit("#", 1)[1] for item in results(page, "zzabandoned")] == ["entry-db-old"]
     page.locator("#search-results a.result-title").first.click()
-    page.wait_for_url("**/db.html#entry-db-old")
+    page.wait_for_url("**/db.html?q=*#entry-db-old")
     assert page.locator("#entry-db-old").is_visible()
     assert problems == []
 
@@ -254,3 +267,131 @@ def test_browser_splits_words_like_the_indexer(browser: Browser, site: Path) -> 
     terms = ["zz", "中文", "𝒳y", "é", "ab12"]
     js = page.evaluate("(ts) => ts.map((t) => window.sitegenSearch.bucket(t, 64))", terms)
     assert js == [shard_bucket(term, 64) for term in terms]
+
+
+def test_results_name_the_session_project_date_and_role(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    found = results(page, "zzvacuum")
+    assert [(item["title"], item["project"], item["date"], item["kind"]) for item in found] == [
+        ("why is zzvacuum so slow on the zzreplica", "/work/db", "2026-01-01", "user"),
+        ("Nightly zzvacuum tuning", "/work/ops", "2026-01-01", "assistant"),
+        ("why is zzvacuum so slow on the zzreplica", "/work/db", "2026-01-01", "tool output · bash"),
+    ]
+    # Each result takes the query to its page, to be marked there.
+    assert {item["q"] for item in found} == {"zzvacuum"}
+    assert problems == []
+
+
+def test_filters_narrow_by_project_dates_and_role_and_stay_in_the_address(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    results(page, "zzvacuum")
+    page.select_option("#search-project", "/work/db")
+    page.locator("#search-status").filter(has_text="without the filters").wait_for()
+    assert [item["kind"] for item in results_now(page)] == ["user", "tool output · bash"]
+    page.select_option("#search-role", "tool")
+    page.locator("#search-status").filter(has_text="from tool output").wait_for()
+    assert [item["href"].rsplit("/", 1)[1] for item in results_now(page)] == ["db.html#entry-db-r1"]
+    # Dates are the sessions' last activity: after it, nothing is left.
+    page.select_option("#search-role", "")
+    page.fill("#search-from", "2026-01-02")
+    page.locator("#search-status").filter(has_text="No results with these filters").wait_for()
+    assert results_now(page) == []
+    # A reload (or a shared address) keeps the query and the filters.
+    assert "project=%2Fwork%2Fdb" in page.url and "from=2026-01-02" in page.url
+    page.reload()
+    page.locator("#search-status").filter(has_text="No results with these filters").wait_for()
+    assert page.locator("#search-project").input_value() == "/work/db"
+    page.fill("#search-from", "")
+    page.select_option("#search-project", "/work/many")
+    page.locator("#search-status").filter(has_text="No results with these filters").wait_for()
+    assert problems == []
+
+
+def test_results_are_paged_without_a_cap(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    first = results(page, "zzmany")
+    assert len(first) == 20
+    assert page.locator("#search-status").inner_text().startswith("45 results for “zzmany”")
+    more = page.locator("#search-more")
+    more.click()
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length === 40")
+    more.click()
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length === 45")
+    assert more.is_hidden()
+    hrefs = page.eval_on_selector_all("#search-results a.result-title", "links => links.map(a => a.hash)")
+    assert sorted(hrefs) == sorted(f"#entry-many-u{n}" for n in range(45))
+    # With a role filter, pages fill up from the results that pass it.
+    page.select_option("#search-role", "user")
+    page.locator("#search-status").filter(has_text="from the user").wait_for()
+    assert page.locator("#search-results li").count() == 20
+    assert problems == []
+
+
+def results_now(page: Page) -> list[dict[str, str]]:
+    return [
+        {
+            "href": (item.get_attribute("href") or "").replace("?q=zzvacuum", ""),
+            "kind": item.evaluate("a => a.parentNode.querySelector('.result-kind').textContent"),
+        }
+        for item in page.locator("#search-results a.result-title").all()
+    ]
+
+
+def mark_state(page: Page) -> dict[str, Any]:
+    return page.evaluate(
+        """() => {
+            const marks = [...document.querySelectorAll('#conversation mark.search-mark')];
+            const current = document.querySelector('mark.search-mark.current');
+            return {
+                count: marks.length,
+                words: [...new Set(marks.map(m => m.textContent.toLowerCase()))].sort(),
+                entry: current ? current.closest('[data-parent]').id : null,
+                status: document.getElementById('search-marks')?.textContent || null,
+            };
+        }"""
+    )
+
+
+def test_following_a_result_marks_the_words_and_n_steps_between_them(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    results(page, "zzvacuum zzreplica")
+    page.locator("#search-results a.result-title").first.click()
+    page.wait_for_url("**/db.html?q=*#entry-db-u1")
+    # Both words, wherever they are in the conversation: the prompt, the tool output and the reply to it.
+    state = mark_state(page)
+    assert state["words"] == ["zzreplica", "zzvacuum"]
+    assert state["count"] == 4
+    assert state["entry"] == "entry-db-u1"
+    assert state["status"].startswith("“zzvacuum zzreplica”: 1 of 4")
+    page.keyboard.press("n")
+    page.wait_for_function("() => document.getElementById('search-marks').textContent.includes('2 of 4')")
+    page.keyboard.press("n")
+    page.wait_for_function("() => document.getElementById('search-marks').textContent.includes('3 of 4')")
+    assert mark_state(page)["entry"] == "entry-db-r1"
+    # The mark stepped to is on the screen.
+    page.wait_for_function(
+        "() => { const r = document.querySelector('mark.search-mark.current').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight; }"
+    )
+    page.keyboard.press("N")
+    page.wait_for_function("() => document.getElementById('search-marks').textContent.includes('2 of 4')")
+    # Clearing removes the marks, the words stay as they were, and the address forgets the query.
+    before = page.locator("#entry-db-u1").inner_text()
+    page.locator("#search-marks button", has_text="×").click()
+    assert mark_state(page)["count"] == 0 and mark_state(page)["status"] is None
+    assert page.locator("#entry-db-u1").inner_text() == before
+    assert "?q=" not in page.url
+    assert problems == []
+
+
+def test_a_mark_in_a_folded_output_is_opened_on_arrival(browser: Browser, site: Path) -> None:
+    page, problems = open_search(browser, site.resolve().as_uri() + "/")
+    results(page, "zzburied")
+    page.locator("#search-results a.result-title").first.click()
+    page.wait_for_url("**/deep.html?q=*#entry-deep-r1")
+    page.wait_for_function(
+        "() => { const m = document.querySelector('mark.search-mark.current'); if (!m) return false;"
+        " const r = m.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }"
+    )
+    assert mark_state(page)["words"] == ["zzburied"]
+    assert problems == []

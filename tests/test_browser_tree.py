@@ -56,10 +56,11 @@ def test_rows_say_what_happened(opened: tuple[Page, PageWatch]) -> None:
     assert page.locator(row(page, "r2")).inner_text() == "read src/login.ts"
     assert page.locator(row(page, "u1")).inner_text() == "Fix the login bug"
     assert page.locator(row(page, "a2")).count() == 0  # only tool calls: its calls have the rows
-    # A tool row opens the call's card, with the result in it.
+    # A tool row opens the call's card, with the result in it, its head below the toolbar.
     page.locator(row(page, "r2") + " a").click()
     page.wait_for_function(
-        "() => document.querySelector('#entry-r2').closest('.tool').getBoundingClientRect().top < 200"
+        "() => { const top = document.querySelector('#entry-r2').closest('.tool').getBoundingClientRect().top;"
+        " return top >= document.querySelector('.toolbar').getBoundingClientRect().bottom && top < 200; }"
     )
     assert_clean(watch)
 

@@ -70,6 +70,7 @@ PAGE_SCRIPTS = (
     "outline.js",
     "context.js",
     "find.js",
+    "marks.js",
     "images.js",
     "artifacts.js",
 )

@@ -245,14 +245,16 @@ def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInf
     """What the search index lists: every session, and every subagent page as its own document."""
     documents: dict[str, SearchDocInfo] = {}
     for record in records:
-        documents[record.key] = SearchDocInfo(record.title, record.project, record.page, record.key)
+        documents[record.key] = SearchDocInfo(
+            record.title, record.project, record.page, record.key, time_ms=record.modified_ms
+        )
         for agent_id, page in record.subagents.items():
             # subagents also maps plain agent ids to their nested pages: each page once, by its own id.
             if PurePosixPath(page).stem == agent_id:
                 key = subagent_search_key(record.key, agent_id)
                 # Titled by its id alone: "subagent" in every title would make every page match it.
                 context = f"subagent of {shorten(record.title, 80)}"
-                documents[key] = SearchDocInfo(agent_id, record.project, page, record.key, context)
+                documents[key] = SearchDocInfo(agent_id, record.project, page, record.key, context, record.modified_ms)
     return documents
 
 

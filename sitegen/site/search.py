@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 # <site>/search/ holds scripts that call window.sitegenSearch.add(id, data) (static/search.js):
-#   index.js     sessions [title, project, page, [[entry count, snippet file], ...]] and segments
+#   index.js     sessions [title, project, page, [[entry count, snippet file], ...], context, time] and segments
 #                [[session numbers], bucket count, [term shard name per bucket]]
 #   t/<hash>.js  a term shard of one segment: {term: postings}, postings per session holding the term:
 #                slot in the segment, entry count, then (entry number delta, weight) pairs, as base64 digits
@@ -117,6 +117,7 @@ class SearchDocInfo:
     page: str  # site-relative path of the session page
     owner: str = ""  # the session whose render stores this document's entries (itself, or a subagent's parent)
     context: str = ""  # shown after the title, not searched: the session a subagent page belongs to
+    time_ms: int | None = None  # the session's last activity: shown with each result, and filtered by
 
 
 @dataclass(slots=True)
@@ -483,8 +484,7 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
 
 
 def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
-    row = [info.title, info.project, info.page, chunks]
-    return [*row, info.context] if info.context else row
+    return [info.title, info.project, info.page, chunks, info.context, info.time_ms or 0]
 
 
 def update_search_index(
@@ -528,8 +528,8 @@ def update_search_index(
     numbers = {key: number for number, key in enumerate(keys)}
     index = {
         "format": FORMAT,
-        # [title, project, page, [[entry count, snippet file], ...]] per session, by key
-        # (and the context after them, for subagent pages)
+        # [title, project, page, [[entry count, snippet file], ...], context, last activity ms] per
+        # session, by key (context: the session a subagent page belongs to, else "")
         "sessions": [_session_row(sessions[key], chunks[key]) for key in keys],
         # [[session numbers], bucket count, [term shard per bucket]] per segment
         "segments": [
