@@ -29,6 +29,7 @@ from sitegen.site.jobs import (
     RenderJob,
     RenderOutcome,
     fragments_path,
+    link_parents,
     related_script,
     relative_url,
     subagent_search_key,
@@ -241,6 +242,16 @@ def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
     return written
 
 
+def _parent_session(source: str) -> str | None:
+    """The session a file says it was forked from (v1 headers call it branchedFrom)."""
+    found = read_header(source)
+    if found is None:
+        return None
+    header = found[0]
+    parent = header.get("parentSession") or header.get("branchedFrom")
+    return parent if isinstance(parent, str) else None
+
+
 def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:
     """What the search index lists: every session, and every subagent page as its own document."""
     documents: dict[str, SearchDocInfo] = {}
@@ -351,6 +362,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         pending[path] = (stamp.to_json(), digest)
         jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs, config.profile))
 
+    pages = {path: entry.page for path, entry in current.items() if entry.page and entry.record is not None}
+    pages.update((job.source, job.page) for job in jobs)
+    jobs = link_parents(jobs, pages, _parent_session)
     # Their pages go once no index links to them (at the end), so a build stopped before then
     # leaves no link to a missing page.
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
@@ -409,6 +423,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 )
                 for path, e in (by_key[key] for key in owners if key in by_key)
             ]
+            retry = link_parents(retry, pages, _parent_session)
             for outcome in _run_jobs(retry, workers, on_progress):
                 entry = current[outcome.source]
                 entry.record, entry.problem = outcome.record, outcome.problem

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from sitegen.site.records import SessionRecord
 
-__all__ = ["RenderJob", "RenderOutcome", "fragments_path", "related_script", "relative_url"]
+__all__ = ["RenderJob", "RenderOutcome", "fragments_path", "link_parents", "related_script", "relative_url"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +26,9 @@ class RenderJob:
     assets: dict[str, str]  # asset name -> site-relative path
     default_agent_dirs: tuple[str, ...] = ()
     profile: bool = False  # time the phases (sitegen build --profile)
+    # A forked session's parent, when the site has a page for it: its file and its page.
+    parent_source: str = ""
+    parent_page: str = ""
 
 
 @dataclass(slots=True)
@@ -64,3 +69,24 @@ def fragments_path(site_dir: Path, key: str) -> Path:
 def related_script(page: str) -> str:
     """Site-relative path of the script that lists a session's related sessions."""
     return str(PurePosixPath(page).with_suffix(".related.js"))
+
+
+def link_parents(
+    jobs: list[RenderJob], pages: Mapping[str, str], parent_of: Callable[[str], str | None]
+) -> list[RenderJob]:
+    """The jobs, those of forked sessions told their parent's page when the site has one.
+
+    `pages` maps every session file of the site to its page; `parent_of` reads the parent a session
+    names (its header's parentSession), which may be another spelling of the same path."""
+    by_real: dict[str, str] | None = None
+    linked = []
+    for job in jobs:
+        parent = parent_of(job.source) if job.family == "pi" else None
+        if parent:
+            if by_real is None:
+                by_real = {os.path.realpath(path): path for path in pages}
+            source = by_real.get(os.path.realpath(parent))
+            if source is not None and source != job.source:
+                job = replace(job, parent_source=source, parent_page=pages[source])
+        linked.append(job)
+    return linked

@@ -17,6 +17,7 @@ from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
+from sitegen.session.discover import read_session_info
 from sitegen.session.entries import shorten
 from sitegen.site.artifact_files import ArtifactFiles
 from sitegen.site.assets import folder_hash
@@ -164,6 +165,12 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
     )
 
 
+def _title_of(source: str) -> str:
+    """A session's title as its own page and the listings give it, read from the file's start."""
+    info = read_session_info(source)
+    return info.display_title if info is not None else Path(source).name
+
+
 def _file_size(path: str) -> int:
     try:
         return os.stat(path).st_size
@@ -257,6 +264,8 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
         options.turn_audits = _timed(job, "audit", analyse_transcript)(transcript)
         options.related_script = relative_url(job.page, related_script(job.page))
+        if job.parent_page:
+            options.parent_session_link = (_title_of(job.parent_source), relative_url(job.page, job.parent_page))
         _write_page(job, transcript, options, Path(job.site_dir), job.page)
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
