@@ -148,7 +148,24 @@
   // appear once drawn and a first jump can land short: repeat it for a few frames until it holds.
   // Entries drawn for the first time on the way change the distance again: keep at it until two frames
   // in a row find the target in place (or a second has passed).
-  function scrollSettled(distance) {
+  // Any other jump (a tree click, find, a restore after a live reload) ends the hold of a deep link,
+  // and so does a scroll that is not ours (a script's, or the scroll bar's).
+  var holdEnded = false;
+  var ownScrollY = -1;
+  window.addEventListener(
+    "scroll",
+    function () {
+      if (ownScrollY >= 0 && Math.abs(window.scrollY - ownScrollY) > 2) {
+        holdEnded = true;
+      }
+    },
+    { passive: true }
+  );
+
+  function scrollSettled(distance, holding) {
+    if (!holding) {
+      holdEnded = true;
+    }
     var job = ++scrollJob;
     var frames = 0;
     var still = 0;
@@ -160,6 +177,7 @@
       if (Math.abs(delta) >= 2) {
         var before = window.scrollY;
         window.scrollBy(0, delta);
+        ownScrollY = window.scrollY;
         // At the top or the bottom of the page the target cannot come closer: that is in place too.
         still = window.scrollY === before ? still + 1 : 0;
       } else {
@@ -172,11 +190,11 @@
     step();
   }
 
-  function scrollToElement(element) {
+  function scrollToElement(element, holding) {
     var margin = parseFloat(window.getComputedStyle(element).scrollMarginTop) || 0;
     scrollSettled(function () {
       return element.getBoundingClientRect().top - margin;
-    });
+    }, holding);
   }
 
   // What a jump lands on: a tool's result is shown inside its call, so the call's card is the target.
@@ -550,13 +568,14 @@
       return;
     }
     var until = Date.now() + 3000;
+    holdEnded = false;
     var observer = new ResizeObserver(function () {
       var entry = entryById.get(id);
-      if (userMoved || idFromHash() !== id || Date.now() > until || !entry) {
+      if (holdEnded || userMoved || idFromHash() !== id || Date.now() > until || !entry) {
         observer.disconnect();
         return;
       }
-      scrollToElement(landingOf(entry));
+      scrollToElement(landingOf(entry), true);
     });
     observer.observe(conversation);
   }
@@ -568,8 +587,8 @@
     // At load the browser jumps to the fragment again, measured before entries are drawn: redo ours.
     window.addEventListener("load", function () {
       var entry = entryById.get(initial);
-      if (entry && !userMoved && idFromHash() === initial) {
-        scrollToElement(landingOf(entry));
+      if (entry && !userMoved && !holdEnded && idFromHash() === initial) {
+        scrollToElement(landingOf(entry), true);
       }
     });
   }

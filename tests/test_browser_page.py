@@ -531,9 +531,11 @@ def test_real_sessions_load_cleanly(browser: Browser, real_fixtures: Path, tmp_p
             assert "current" in row_classes(page, middle.get_attribute("data-id") or "")
             page.keyboard.press("t")
             page.keyboard.press("o")
+            # Typing finds and goes to the first match; Enter goes on to the next.
             page.locator("#find").fill("the")
+            page.wait_for_function("() => /^1 of \\d+$/.test(document.getElementById('find-status').textContent)")
             page.locator("#find").press("Enter")
-            assert re.fullmatch(r"1 of \d+", page.locator("#find-status").inner_text())
+            assert re.fullmatch(r"2 of \d+", page.locator("#find-status").inner_text())
             assert_clean(watch)
         finally:
             page.context.close()
