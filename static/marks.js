@@ -250,20 +250,9 @@
     return box.top < 0 || box.bottom > window.innerHeight;
   }
 
-  var userMoved = false;
-  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (type) {
-    window.addEventListener(
-      type,
-      function () {
-        userMoved = true;
-      },
-      { once: true, passive: true, capture: true }
-    );
-  });
-
   function landAgain() {
     var mark = marks[current];
-    if (mark && !userMoved && outOfView(mark)) {
+    if (mark && !page.readerMoved() && outOfView(mark)) {
       setCurrent(current, true);
     }
   }

@@ -524,6 +524,10 @@
     entryInView: function () {
       return inView || entryInView();
     },
+    // Whether the reader has scrolled, typed or clicked since the page opened.
+    readerMoved: function () {
+      return userMoved;
+    },
   };
 
   // ---- Print: open collapsed parts where CSS cannot (browsers without ::details-content) ----
