@@ -84,7 +84,7 @@ def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, st
     ident, index = read_script(site / "search" / "index.js")
     assert ident == "index"
     rows: dict[int, list[list[str]]] = {}
-    for number, (_title, _project, _page, chunks) in enumerate(index["sessions"]):
+    for number, (_title, _project, _page, chunks, *_context_and_time) in enumerate(index["sessions"]):
         rows[number] = []
         for count, name in chunks:
             data_id, data = read_script(site / "search" / "d" / f"{name}.js")
@@ -109,7 +109,7 @@ def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, st
 
 def referenced_files(site: Path) -> set[str]:
     _, index = read_script(site / "search" / "index.js")
-    names = {f"d/{name}.js" for *_, chunks in index["sessions"] for _, name in chunks}
+    names = {f"d/{name}.js" for session in index["sessions"] for _, name in session[3]}
     names |= {f"t/{name}.js" for _, _, shards in index["segments"] for name in shards if name}
     return names
 
@@ -407,7 +407,7 @@ def test_sessions_without_stored_entries_are_reported(tmp_path: Path) -> None:
     result = update_search_index(site, infos, {"ghost"})
     assert result.missing == ["ghost"]
     index, postings = read_index(site)
-    assert index["sessions"] == [["Ghost title", "/work/g", "sessions/g/ghost.html", []]] and not postings
+    assert index["sessions"] == [["Ghost title", "/work/g", "sessions/g/ghost.html", [], "", 0]] and not postings
 
 
 def test_a_cache_of_an_older_layout_counts_as_missing(tmp_path: Path) -> None:
@@ -457,6 +457,8 @@ def test_site_build_keeps_the_index_current(tmp_path: Path) -> None:
     build(site, agent)
     index, postings = read_index(site)
     assert {row[1] for row in index["sessions"]} == {"/work/alpha", "/work/beta"}
+    # Each session's last activity, for the results' dates and the date filter.
+    assert {row[5] for row in index["sessions"]} == {1_767_225_600_000 + 3000}
     assert {p[0] for p in postings["zzalpha"]} == {index["sessions"][0][2]}
     assert (site / "search.html").is_file()
 
