@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-# Fixtures shared by the sharing tests (a stand-in gh on PATH, a private temp folder).
-pytest_plugins = ["share_fixtures"]
+# Fixtures shared by the sharing tests (a stand-in gh on PATH, a private temp folder) and the
+# fault tests (a generated corpus).
+pytest_plugins = ["share_fixtures", "fault_helpers"]
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 REAL_FIXTURES = SHARED / "fixtures" / "real"

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
+import orjson
 import pytest
+from site_helpers import _Links
 
 # The console entry, as `sitegen` runs it (build ends through os._exit).
 CLI = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
@@ -114,3 +119,65 @@ def finish(process: subprocess.Popen[str], workers: Sequence[int] = ()) -> str:
                 os.kill(pid, 9)
         _, stderr = process.communicate()
     return stderr
+
+
+def manifest_data(site: Path) -> dict[str, Any]:
+    """The site's manifest as it is on disk now (it is replaced whole, so always readable)."""
+    try:
+        data: dict[str, Any] = orjson.loads((site / ".sitegen" / "manifest.json").read_bytes())
+    except OSError:
+        return {}
+    return data
+
+
+def recorded(site: Path) -> int:
+    """How many sessions the manifest on disk has a page for."""
+    return sum(1 for entry in manifest_data(site).get("sessions", {}).values() if entry.get("record"))
+
+
+def reachable_problems(site: Path) -> list[str]:
+    """From the home page, through every link to a page of the site: links to files that are not
+    there, and pages that are not whole (a page ends with </html>)."""
+    problems: list[str] = []
+    seen: set[Path] = set()
+    queue = [(site / "index.html").resolve()]
+    while queue:
+        page = queue.pop()
+        if page in seen:
+            continue
+        seen.add(page)
+        html = page.read_text(encoding="utf-8")
+        where = page.relative_to(site.resolve())
+        if not html.rstrip().endswith("</html>"):
+            problems.append(f"{where}: not whole")
+        parser = _Links()
+        parser.feed(html)
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith(("data:", "//")) or not parts.path:
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            if not target.exists():
+                problems.append(f"{where}: {link}")
+            elif target.suffix == ".html":
+                queue.append(target)
+    return problems
+
+
+def temporaries(site: Path) -> list[Path]:
+    """Files of writes that never finished."""
+    return [path for path in site.rglob(".sitegen-*.tmp")]
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """24 generated sessions in several projects (subagents, artifacts): a few seconds to build on
+    two workers, so there is time to stop the build in the middle. Tests copy it to change it."""
+    agent = tmp_path_factory.mktemp("corpus") / "agent"
+    write_corpus(agent, sessions=24, total_mb=2, seed=7)
+    return agent
+
+
+def copy_corpus(corpus: Path, target: Path) -> Path:
+    shutil.copytree(corpus, target)
+    return target

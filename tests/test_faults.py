@@ -15,7 +15,6 @@ from fault_helpers import (
     run_cli,
     start_cli,
     wait_for_workers,
-    write_corpus,
 )
 from site_helpers import crawl
 
@@ -23,14 +22,6 @@ from sitegen.site.jobs import RenderJob
 from sitegen.site.pool import WorkerPool
 
 pytestmark = needs_proc
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """24 sessions in several projects, a few seconds to build with two workers."""
-    agent = tmp_path_factory.mktemp("corpus") / "agent"
-    write_corpus(agent, sessions=24, total_mb=4, seed=7)
-    return agent
 
 
 @pytest.mark.parametrize("kind", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])

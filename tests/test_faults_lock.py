@@ -7,20 +7,18 @@ import signal
 from pathlib import Path
 
 import orjson
-import pytest
-from fault_helpers import finish, needs_proc, run_cli, start_cli, wait_for_workers, write_corpus
+from fault_helpers import (
+    finish,
+    needs_proc,
+    run_cli,
+    start_cli,
+    wait_for_workers,
+)
 from site_helpers import crawl, make_session
 
 from sitegen.site.lock import LOCK_PATH
 
 pytestmark = needs_proc
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    agent = tmp_path_factory.mktemp("corpus") / "agent"
-    write_corpus(agent, sessions=24, total_mb=4, seed=11)
-    return agent
 
 
 def test_a_second_build_with_no_wait_names_the_holder(tmp_path: Path, corpus: Path) -> None:

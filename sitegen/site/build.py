@@ -25,6 +25,7 @@ from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
+from sitegen.site.checkpoint import Checkpoints, sweep_temporaries
 from sitegen.site.jobs import (
     RenderJob,
     RenderOutcome,
@@ -34,8 +35,8 @@ from sitegen.site.jobs import (
     relative_url,
     subagent_search_key,
 )
-from sitegen.site.lock import Holder, site_lock
-from sitegen.site.manifest import ManifestEntry, SiteManifest, content_hash
+from sitegen.site.lock import Holder, site_lock, take_unclean_end
+from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import related_sessions
 from sitegen.site.search import SearchDocInfo, update_search_index
@@ -169,7 +170,14 @@ def _imports_settled() -> Iterator[None]:
             gc.unfreeze()  # the frozen objects join the oldest generation
 
 
-def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | None) -> list[RenderOutcome]:
+def _run_jobs(
+    jobs: list[RenderJob],
+    workers: int,
+    progress: ProgressCallback | None,
+    on_outcome: Callable[[RenderOutcome], None] | None = None,
+) -> list[RenderOutcome]:
+    """Render the jobs (in worker processes when there are several); each outcome also goes to
+    on_outcome as soon as it is there."""
     if not jobs:
         return []
     # Rendering imports jinja, markdown-it and pygments, the pool multiprocessing: only a build with
@@ -181,6 +189,8 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | 
     if len(jobs) < POOL_MIN_JOBS or workers <= 1:
         for index, job in enumerate(jobs, 1):
             outcomes.append(render_job(job))
+            if on_outcome:
+                on_outcome(outcomes[-1])
             if progress:
                 progress(index, len(jobs), job.key)
         return outcomes
@@ -195,9 +205,19 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: ProgressCallback | 
     with WorkerPool(min(workers, len(jobs)), context) as pool:
         for index, outcome in enumerate(pool.run(ordered), 1):
             outcomes.append(outcome)
+            if on_outcome:
+                on_outcome(outcome)
             if progress:
                 progress(index, len(jobs), outcome.key)
     return outcomes
+
+
+def _related_placeholder(site_dir: Path, page: str) -> None:
+    """An empty list of related sessions for a new page until the build's end writes the real one,
+    so that a page of a build stopped before then names no missing file."""
+    target = site_dir / related_script(page)
+    if not target.exists():
+        replace_file(target, b"window.sitegenRelated([]);\n")
 
 
 def _hash(path: Path) -> tuple[str | None, str | None]:
@@ -297,15 +317,15 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
 def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock: PhaseClock) -> BuildResult:
     pi_dirs, odek_dirs = _input_dirs(config)
     out = config.out
+    if take_unclean_end(out):
+        sweep_temporaries(out)  # of writes a killed build never finished
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
-    full = (manifest.version, manifest.templates, manifest.static) != (
-        __version__,
-        templates_hash,
-        static_hash,
-    )
+    made_by = build_stamp(__version__, templates_hash, static_hash)
+    full = manifest.stamp != made_by
     result = BuildResult(full=full)
+    checkpoints = Checkpoints(out, manifest)
 
     found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
     sources = [source for source in found if is_utf8_path(source.path)]
@@ -333,7 +353,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         path = str(source.path)
         old = previous.get(path)
         digest, problem = None, source.problem
-        if old is not None and not full:
+        if old is not None and old.made_by == made_by:
             if old.fingerprint == stamp.to_json():
                 current[path] = old
                 continue
@@ -355,7 +375,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         if planned is None:
             # Listed on the problems page as a broken session is; a page it had keeps its address.
             kept = (old.key, old.project_slug, old.page) if old is not None else ("", "", "")
-            current[path] = ManifestEntry(stamp.to_json(), digest or "", *kept, problem=problem)
+            current[path] = ManifestEntry(stamp.to_json(), digest or "", *kept, problem=problem, made_by=made_by)
             continue
         key, slug, page = planned
         taken.add(key)
@@ -375,34 +395,49 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     by_source = {job.source: job for job in jobs}
     clock.leave()
     indexed: set[str] = set()  # subagent pages whose search entries were stored again
-    for outcome in _run_jobs(jobs, workers, on_progress):
+
+    def finished(outcome: RenderOutcome) -> None:
         stamp_json, digest = pending[outcome.source]
         digest = digest or outcome.content_hash
         job = by_source[outcome.source]
         current[outcome.source] = ManifestEntry(
-            stamp_json, digest, job.key, job.project_slug, job.page, outcome.record, outcome.problem
+            stamp_json, digest, job.key, job.project_slug, job.page, outcome.record, outcome.problem, made_by
         )
         result.written.extend(outcome.written)
         clock.add(outcome.seconds)
         indexed.update(outcome.indexed)
         if outcome.record is not None:
             result.rendered.append(outcome.key)
+            _related_placeholder(out, job.page)
+        if checkpoints.due():
+            checkpoints.save(current, [*result.rendered, *indexed])
+
+    try:
+        _run_jobs(jobs, workers, on_progress, finished)
+    except BaseException:
+        # Stopped (Ctrl-C, SIGTERM) or failed: what is finished is kept for the next build.
+        if jobs:
+            with contextlib.suppress(Exception):
+                checkpoints.save(current, [*result.rendered, *indexed])
+        raise
 
     manifest.sessions = current
     result.problems = [f"{source}: {message}" for source, message in manifest.problems()] + unnamed
-    if jobs or removed or full:
+    # A build stopped half way (manifest.complete False) left the indexes as they were before it.
+    if jobs or removed or full or not manifest.complete:
+        resumed = not manifest.complete
         touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
         with _imports_settled():
             from sitegen.site.indexes import IndexWriter
 
         writer = IndexWriter(out, assets)
         with clock.phase("stats"):
-            result.written.extend(writer.write_all(manifest, touched_projects=None if full else touched))
+            result.written.extend(writer.write_all(manifest, touched_projects=None if full or resumed else touched))
         with clock.phase("related"):
             result.written.extend(write_related(out, manifest))
         clock.enter("search")
         documents = search_documents(manifest.records())
-        search = update_search_index(out, documents, set(result.rendered) | indexed)
+        search = update_search_index(out, documents, {*result.rendered, *indexed, *manifest.indexed})
         clock.leave()
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.
@@ -433,6 +468,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 search = update_search_index(out, documents, set(search.missing))
         result.written.extend(search.written)
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
+        manifest.complete, manifest.indexed = True, []
         with clock.phase("write"):
             for entry in removed:
                 if entry.page:

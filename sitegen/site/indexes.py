@@ -97,7 +97,20 @@ class IndexWriter:
         problems = manifest.problems()
         stats = compute_stats(records)
         projects, totals = summarise_projects(records, stats)
-        written = [
+        written: list[str] = []
+        by_project: dict[str, list[SessionRecord]] = {}
+        for record in records:
+            by_project.setdefault(record.project_slug, []).append(record)
+        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost] for p in projects}
+        for project in projects:
+            unchanged = manifest.projects.get(project.slug) == shown[project.slug]
+            if touched_projects is not None and project.slug not in touched_projects and unchanged:
+                continue
+            sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
+            html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
+            written.append(self._write(f"projects/{project.slug}.html", html))
+        # After the project pages, which it links to: a build stopped in between links to none missing.
+        written += [
             self._write(
                 "index.html",
                 self._render(
@@ -125,17 +138,6 @@ class IndexWriter:
                 ),
             ),
         ]
-        by_project: dict[str, list[SessionRecord]] = {}
-        for record in records:
-            by_project.setdefault(record.project_slug, []).append(record)
-        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost] for p in projects}
-        for project in projects:
-            unchanged = manifest.projects.get(project.slug) == shown[project.slug]
-            if touched_projects is not None and project.slug not in touched_projects and unchanged:
-                continue
-            sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
-            html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
-            written.append(self._write(f"projects/{project.slug}.html", html))
         manifest.projects = shown
         live = {f"{p.slug}.html" for p in projects}
         folder = self.site_dir / "projects"

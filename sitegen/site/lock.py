@@ -16,7 +16,7 @@ import orjson
 
 from sitegen.errors import SitegenError
 
-__all__ = ["LOCK_PATH", "Holder", "SiteBusy", "close_inherited_locks", "read_holder", "site_lock"]
+__all__ = ["LOCK_PATH", "Holder", "SiteBusy", "close_inherited_locks", "read_holder", "site_lock", "take_unclean_end"]
 
 try:
     import fcntl
@@ -45,6 +45,8 @@ class Holder:
 # Locks this process holds, by site folder: a build inside `watch` (or a CLI command that took the
 # lock before calling the core) holds the same lock once more rather than waiting for itself.
 _held: dict[Path, tuple[int, int]] = {}  # folder -> (file descriptor, depth)
+# Sites whose last holder did not say it ended (it was killed, or failed): see take_unclean_end.
+_unclean: set[Path] = set()
 _held_guard = threading.Lock()
 
 
@@ -57,9 +59,18 @@ def read_holder(site: Path) -> Holder | None:
         return None
 
 
-def _write_holder(fd: int, command: str) -> None:
-    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    data = orjson.dumps({"pid": os.getpid(), "command": command, "started": started})
+def _ended(fd: int) -> bool:
+    """Whether the lock file's last holder said it ended (an empty file: there was none)."""
+    try:
+        data = os.pread(fd, 4096, 0)
+        return not data.strip() or orjson.loads(data).get("ended") is True
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return False
+
+
+def _write_holder(fd: int, command: str, started: str, ended: bool = False) -> None:
+    holder = {"pid": os.getpid(), "command": command, "started": started}
+    data = orjson.dumps({**holder, "ended": True} if ended else holder)
     # In place, never renamed: the lock belongs to this file, and others wait on it.
     os.ftruncate(fd, 0)
     os.pwrite(fd, data + b"\n", 0)
@@ -111,16 +122,32 @@ def site_lock(
             if on_wait is not None:
                 on_wait(holder)
             fcntl.flock(fd, fcntl.LOCK_EX)
-        _write_holder(fd, command)
+        started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+        clean = _ended(fd)
+        _write_holder(fd, command, started)
         with _held_guard:
             _held[folder] = (fd, 1)
+            if not clean:
+                _unclean.add(folder)
         try:
             yield
+            _write_holder(fd, command, started, ended=True)
         finally:
             with _held_guard:
                 del _held[folder]
+                _unclean.discard(folder)
     finally:
         os.close(fd)  # which releases the lock
+
+
+def take_unclean_end(site: Path) -> bool:
+    """Whether the site's previous writer ended without saying so (killed, or failed), so that what
+    it left half done must be cleared up; asked once per holding (the next build is told no)."""
+    folder = site.resolve()
+    with _held_guard:
+        unclean = folder in _unclean
+        _unclean.discard(folder)
+    return unclean
 
 
 def close_inherited_locks() -> None:

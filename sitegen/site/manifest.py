@@ -13,7 +13,7 @@ from sitegen.fileio import replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.site.records import SessionRecord
 
-__all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "content_hash"]
+__all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "build_stamp", "content_hash"]
 
 MANIFEST_PATH = ".sitegen/manifest.json"
 # 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.records.UsageLog).
@@ -44,6 +44,9 @@ class ManifestEntry:
     page: str
     record: SessionRecord | None = None  # None when the session could not be rendered
     problem: str | None = None
+    # What made the page (sitegen's version, templates, assets: build_stamp): a build stopped half
+    # way through a full rebuild keeps the pages it made with the new ones.
+    made_by: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,10 +57,11 @@ class ManifestEntry:
             "page": self.page,
             "record": self.record,
             "problem": self.problem,
+            "made_by": self.made_by,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ManifestEntry:
+    def from_json(cls, data: dict[str, Any], made_by: str = "") -> ManifestEntry:
         record = data.get("record")
         return cls(
             fingerprint=list(data["fingerprint"]),
@@ -67,7 +71,13 @@ class ManifestEntry:
             page=str(data["page"]),
             record=SessionRecord.from_json(record) if record else None,
             problem=data.get("problem"),
+            made_by=str(data.get("made_by") or made_by),
         )
+
+
+def build_stamp(version: str, templates: str, static: str) -> str:
+    """What a page was made with: a change of any of them renders it again."""
+    return f"{version}/{templates}/{static}"
 
 
 @dataclass(slots=True)
@@ -81,6 +91,14 @@ class SiteManifest:
     # Per project page, the totals it shows: fork copies are counted once across projects, so a
     # change in one project can change another's totals, and that page must be written again.
     projects: dict[str, list[Any]] = field(default_factory=dict)
+    # False while a build is under way (its progress saved as it goes): the index pages and search
+    # still show the build before, and `indexed` names the sessions the search index is behind on.
+    complete: bool = True
+    indexed: list[str] = field(default_factory=list)
+
+    @property
+    def stamp(self) -> str:
+        return build_stamp(self.version, self.templates, self.static)
 
     @classmethod
     def load(cls, site_dir: Path) -> SiteManifest:
@@ -95,12 +113,15 @@ class SiteManifest:
     def _from_json(cls, data: Any) -> SiteManifest:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return cls()
+        made_by = build_stamp(data["version"], data["templates"], data["static"])
         return cls(
             version=data["version"],
             templates=data["templates"],
             static=data["static"],
-            sessions={k: ManifestEntry.from_json(v) for k, v in data["sessions"].items()},
+            sessions={k: ManifestEntry.from_json(v, made_by) for k, v in data["sessions"].items()},
             projects={str(k): list(v) for k, v in data.get("projects", {}).items()},
+            complete=data.get("complete", True) is not False,
+            indexed=[str(key) for key in data.get("indexed", [])],
         )
 
     def save(self, site_dir: Path) -> None:
@@ -109,12 +130,20 @@ class SiteManifest:
             "version": self.version,
             "templates": self.templates,
             "static": self.static,
-            "sessions": {k: self.sessions[k].to_json() for k in sorted(self.sessions)},
+            "sessions": {k: self._entry_json(self.sessions[k]) for k in sorted(self.sessions)},
             "projects": {k: self.projects[k] for k in sorted(self.projects)},
+            "complete": self.complete,
+            "indexed": sorted(self.indexed),
         }
         # Renamed into place but not synced, like the pages it describes: a manifest that survived a
         # crash they did not would call lost pages up to date.
         replace_file(site_dir / MANIFEST_PATH, orjson.dumps(data, default=_tuple_as_list))
+
+    def _entry_json(self, entry: ManifestEntry) -> dict[str, Any]:
+        data = entry.to_json()
+        if data["made_by"] == self.stamp:
+            del data["made_by"]  # as the manifest's own (all of them, once a build is complete)
+        return data
 
     def records(self) -> list[SessionRecord]:
         return [e.record for e in self.sessions.values() if e.record is not None]
