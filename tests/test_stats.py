@@ -15,12 +15,14 @@ import pytest
 
 from sitegen.render.page import template_environment
 from sitegen.site.charts import (
+    PHONE_WIDTH,
     Category,
     Period,
     bucket_values,
     category_chart,
     period_index,
     periods_for,
+    text_width,
     time_chart,
 )
 from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
@@ -279,7 +281,7 @@ def test_time_chart_is_well_formed_with_a_gap_per_empty_day() -> None:
     assert len(bars) == 3
     titles = [bar.findtext(f"{SVG}title") for bar in bars]
     assert titles == ["2026-01-01: 3 sessions", "2026-01-04: 1 sessions", "2026-01-10: 7 sessions"]
-    xs = [float(bar.get("x", "")) for bar in bars]
+    xs = [float(bar.get("x", "").rstrip("%")) for bar in bars]  # percentages of the chart's width
     # Bars sit in their day's slot: the empty days between them leave room.
     assert xs[1] - xs[0] == pytest.approx(3 * (xs[2] - xs[1]) / 6, rel=0.01)
     heights = [float(bar.get("height", "")) for bar in bars]
@@ -292,8 +294,9 @@ def test_time_chart_axis_labels() -> None:
     values = [1.0] * len(periods)
     root = parse(time_chart(periods, values, label="Tokens", fmt=lambda v: f"{v:g}", integer=True))
     labels = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
-    # The y axis starts at 0; the x axis names each month's first day once, with the year where it changes.
-    assert "0" in labels
+    # The y axis's top value is named (0 is the axis line); the x axis names each month's first day once,
+    # with the year where it changes.
+    assert "1" in labels and "0" not in labels
     assert "Dec 12025" in labels and "Jan 12026" in labels and "Feb 1" in labels
     assert len([label for label in labels if label[:3] in ("Nov", "Dec", "Jan", "Feb")]) <= 10
 
@@ -304,7 +307,7 @@ def test_time_chart_monthly_labels_and_at_most_120_bars() -> None:
     root = parse(time_chart(periods, [float(n) for n in range(120)], label="Cost", fmt=format_cost))
     assert len(root.findall(f".//{SVG}rect")) == 119
     labels = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
-    assert "Jan2016" in labels and "$0.00" in labels
+    assert "Jan2016" in labels and "$150.00" in labels
 
 
 def test_time_chart_without_data() -> None:
@@ -326,7 +329,7 @@ def test_category_chart_top_n_and_others() -> None:
         "project-11: 11",
         "10 others: 55",
     ]
-    widths = [float(row.find(f"{SVG}rect").get("width", "")) for row in rows]  # type: ignore[union-attr]
+    widths = [float(row.find(f"{SVG}rect").get("width", "").rstrip("%")) for row in rows]  # type: ignore[union-attr]
     assert widths[-1] == max(widths)
     assert "chart-other" in (rows[-1].find(f"{SVG}rect").get("class") or "")  # type: ignore[union-attr]
 
@@ -339,7 +342,9 @@ def test_category_chart_shortens_paths_from_the_left_and_links() -> None:
     assert link is not None and link.get("href") == "projects/a&b.html"
     label = link.find(f".//{SVG}text")
     assert label is not None and label.text is not None
-    assert label.text.startswith("…") and label.text.endswith("/the-project") and len(label.text) == 30
+    # Cut to what a phone's chart has room for beside the value, whole in the tooltip.
+    assert label.text.startswith("…") and label.text.endswith("/the-project") and len(label.text) < len(long_path)
+    assert text_width(label.text) <= PHONE_WIDTH - text_width("5.0") - 16
     assert link.findtext(f".//{SVG}title") == f"{long_path}: 5.0"
 
 

@@ -13,16 +13,20 @@ from markupsafe import Markup, escape
 
 __all__ = [
     "MAX_BARS",
+    "PHONE_WIDTH",
     "Category",
     "Period",
     "bucket_values",
     "category_chart",
     "period_index",
     "periods_for",
+    "text_width",
     "time_chart",
 ]
 
 MAX_BARS = 120
+# The narrowest a chart is drawn: a 390 px phone less the page's margins.
+PHONE_WIDTH = 358
 # English month names, not strftime("%b"): the output must not depend on the build machine's locale.
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 # Characters XML 1.0 forbids; session text can carry them and one would make the SVG unparsable.
@@ -125,20 +129,45 @@ def _nice_ticks(top: float, integer: bool, count: int = 4) -> list[float]:
     return [round(step * n, 10) for n in range(steps + 1)]
 
 
-def _shorten(label: str, limit: int) -> str:
-    """Fit a label in `limit` characters; paths keep their end, where the project's name is."""
-    if len(label) <= limit:
+# Advance widths at 12 px of DejaVu Sans, the widest of the usual UI fonts, so a label measured here is never
+# wider in the browser; characters not listed count as wide.
+_NARROW = dict.fromkeys(" ,.:;'|!ilIjJ", 4.0) | dict.fromkeys("()[]-/\\ftr", 4.8)
+_WIDE = dict.fromkeys("mwMW@%#&+<=>~^", 12.0) | {"…": 12.0}
+
+
+def text_width(text: str) -> float:
+    """About how wide `text` is at 12 px in the site's sans-serif font, rounded up."""
+    width = 0.0
+    for char in text:
+        if char in _NARROW:
+            width += _NARROW[char]
+        elif char in _WIDE:
+            width += _WIDE[char]
+        elif char.isascii() or (char.isalpha() and ord(char) < 0x2E80):
+            width += 9.5 if char.isupper() else 7.7
+        else:  # CJK and other full-width characters
+            width += 12.0
+    return width * 1.04
+
+
+def _shorten(label: str, width: float) -> str:
+    """Fit a label in `width` pixels; paths keep their end, where the project's name is."""
+    if text_width(label) <= width:
         return label
-    if "/" in label or "\\" in label:
-        return "…" + label[-(limit - 1) :]
-    return label[: limit - 1] + "…"
+    keep_end = "/" in label or "\\" in label
+    for cut in range(len(label) - 1, 0, -1):
+        short = "…" + label[-cut:] if keep_end else label[:cut].rstrip() + "…"
+        if text_width(short) <= width:
+            return short
+    return "…"
 
 
-def _svg_open(kind: str, width: int, height: int, label: str) -> str:
+def _svg_open(kind: str, height: int, label: str) -> str:
+    """No viewBox: the chart is as wide as its figure and its text stays 12 px at any width, so a phone
+    shows every label whole; x positions are percentages of the width, y positions pixels."""
     return (
-        f'<svg xmlns="{_SVG_NS}" class="chart {kind}" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label="{_e(label)}">'
-        f"<title>{_e(label)}</title>"
+        f'<svg xmlns="{_SVG_NS}" class="chart {kind}" width="100%" height="{height}" role="img" '
+        f'aria-label="{_e(label)}"><title>{_e(label)}</title>'
     )
 
 
@@ -158,7 +187,8 @@ def _tick_labels(periods: Sequence[Period]) -> list[int]:
     else:
         chosen = [n for n, p in enumerate(periods) if p.start.month == 1]
     chosen = chosen or [0]
-    stride = math.ceil(len(chosen) / 10)
+    # At most seven, so they stay apart on a phone's width.
+    stride = math.ceil(len(chosen) / 7)
     return chosen[::stride]
 
 
@@ -179,11 +209,15 @@ def _tick_text(period: Period, last_year: int | None) -> tuple[str, str, int]:
     return first, ("" if start.year == last_year else f"{start.year}"), start.year
 
 
-def _empty(kind: str, width: int, height: int, label: str) -> Markup:
+def _empty(kind: str, height: int, label: str) -> Markup:
     return Markup(
-        _svg_open(kind, width, height, f"{label}: no data")
-        + f'<text class="chart-empty" x="{width // 2}" y="{height // 2}" text-anchor="middle">No data</text></svg>'
+        _svg_open(kind, height, f"{label}: no data")
+        + f'<text class="chart-empty" x="50%" y="{height // 2}" text-anchor="middle">No data</text></svg>'
     )
+
+
+def _pc(value: float) -> str:
+    return _n(value) + "%"
 
 
 def time_chart(
@@ -194,55 +228,67 @@ def time_chart(
     fmt: Format,
     tip: Format | None = None,
     integer: bool = False,
-    width: int = 640,
     height: int = 200,
 ) -> Markup:
-    """A vertical bar per period; empty periods leave a gap. `fmt` writes axis values, `tip` (else `fmt`) tooltips."""
+    """A vertical bar per period; empty periods leave a gap. `fmt` writes axis values, `tip` (else `fmt`) tooltips.
+
+    The y axis's values sit at the left above their gridlines where no bar covers them."""
     if len(periods) != len(values):
         raise ValueError("time_chart needs one value per period")
     if not periods or not any(v > 0 for v in values):
-        return _empty("chart-time", width, height, label)
-    left, right, top, bottom = 60, 12, 12, 40
-    plot_w, plot_h = width - left - right, height - top - bottom
+        return _empty("chart-time", height, label)
+    top, bottom = 18, 40
+    plot_h = height - top - bottom
     ticks = _nice_ticks(max(values), integer)
     scale = plot_h / ticks[-1]
-    slot = plot_w / len(periods)
-    gap = min(slot * 0.2, 4.0)
+    slot = 100 / len(periods)
+    gap = min(slot * 0.2, 0.8)
     tip = tip or fmt
     peak = max(range(len(values)), key=lambda n: (values[n], -n))
     summary = (
         f"{label}, {periods[0].label} to {periods[-1].label}, by {periods[0].grain}: "
         f"highest {tip(values[peak])} ({periods[peak].label})"
     )
-    parts = [_svg_open("chart-time", width, height, summary), '<g class="chart-gridlines">']
+    parts = [_svg_open("chart-time", height, summary), '<g class="chart-gridlines">']
     base = top + plot_h
     for tick in ticks:
         y = base - tick * scale
-        parts.append(f'<line x1="{left}" x2="{width - right}" y1="{_n(y)}" y2="{_n(y)}"/>')
-    parts.append('</g><g class="chart-axis-labels">')
-    for tick in ticks:
-        y = base - tick * scale
-        parts.append(f'<text x="{left - 6}" y="{_n(y + 4)}" text-anchor="end">{_e(fmt(tick))}</text>')
-    last_year: int | None = None
-    for n in _tick_labels(periods):
-        x = left + slot * (n + 0.5)
-        line1, line2, last_year = _tick_text(periods[n], last_year)
-        text = f'<text x="{_n(x)}" y="{base + 15}" text-anchor="middle">{_e(line1)}'
-        if line2:
-            text += f'<tspan x="{_n(x)}" dy="13">{_e(line2)}</tspan>'
-        parts.append(text + "</text>")
+        parts.append(f'<line x1="0" x2="100%" y1="{_n(y)}" y2="{_n(y)}"/>')
     parts.append('</g><g class="chart-bars">')
     for n, (period, value) in enumerate(zip(periods, values, strict=True)):
         if value <= 0:
             continue
         # A small but real value still shows as a sliver, unlike an empty day.
         bar_h = max(value * scale, 1.0)
-        x = left + slot * n + gap / 2
         parts.append(
-            f'<rect class="chart-bar" x="{_n(x)}" y="{_n(base - bar_h)}" width="{_n(slot - gap)}" '
-            f'height="{_n(bar_h)}"><title>{_e(period.label)}: {_e(tip(value))}</title></rect>'
+            f'<rect class="chart-bar" x="{_pc(slot * n + gap / 2)}" y="{_n(base - bar_h)}" '
+            f'width="{_pc(slot - gap)}" height="{_n(bar_h)}">'
+            f"<title>{_e(period.label)}: {_e(tip(value))}</title></rect>"
         )
-    parts.append(f'</g><line class="chart-axis" x1="{left}" x2="{width - right}" y1="{base}" y2="{base}"/></svg>')
+    parts.append(
+        f'</g><line class="chart-axis" x1="0" x2="100%" y1="{base}" y2="{base}"/><g class="chart-axis-labels">'
+    )
+    # A value sits above its gridline at the left edge; one a bar there would cover is left out (the top one
+    # never is: no bar is taller than the top gridline). The left edge is 13% of a phone's chart.
+    edge = [v for n, v in enumerate(values) if slot * n < 13]
+    for tick in ticks:
+        y = base - tick * scale
+        if tick == ticks[-1] or max(edge) * scale < (base - y) - 16:
+            parts.append(f'<text class="chart-y" x="0" y="{_n(y - 4)}">{_e(fmt(tick))}</text>')
+    last_year: int | None = None
+    for n in _tick_labels(periods):
+        # Labels at the edges are anchored inside the chart rather than centred past its border.
+        x, anchor = slot * (n + 0.5), "middle"
+        if x < 8:
+            x, anchor = slot * n, "start"
+        elif x > 92:
+            x, anchor = slot * (n + 1), "end"
+        line1, line2, last_year = _tick_text(periods[n], last_year)
+        text = f'<text x="{_pc(x)}" y="{base + 15}" text-anchor="{anchor}">{_e(line1)}'
+        if line2:
+            text += f'<tspan x="{_pc(x)}" dy="13">{_e(line2)}</tspan>'
+        parts.append(text + "</text>")
+    parts.append("</g></svg>")
     return Markup("".join(parts))
 
 
@@ -262,36 +308,35 @@ def category_chart(
     fmt: Format,
     tip: Format | None = None,
     limit: int = 10,
-    width: int = 640,
 ) -> Markup:
     """One horizontal bar per category, largest first; past `limit` the smallest share one "others" bar.
 
-    `fmt` writes the value beside each bar, `tip` (else `fmt`) the value in its tooltip."""
+    Each row is its label with the value at the right end, and the bar under them, so a label has the
+    chart's whole width and is cut (with "…", whole in the tooltip) only where a phone could not show it.
+    `fmt` writes the value, `tip` (else `fmt`) the value in its tooltip."""
     tip = tip or fmt
     kept, other = _top(items, max(limit, 2))
     rows = [*kept, *([other] if other else [])]
-    row_h, bar_h, pad, label_w, value_w = 26, 16, 6, 200, 70
+    row_h, bar_h, pad = 34, 10, 4
     height = pad * 2 + row_h * max(len(rows), 1)
     if not rows or not any(c.value > 0 for c in rows):
-        return _empty("chart-categories", width, height, label)
+        return _empty("chart-categories", height, label)
     peak = max(c.value for c in rows)
-    plot_w = width - label_w - value_w
+    # Room for a label beside the widest value on a 360 px wide chart, the narrowest a phone gives it.
+    room = max(120.0, PHONE_WIDTH - max(text_width(fmt(c.value)) for c in rows) - 16)
     summary = f"{label}: " + ", ".join(f"{c.label} {tip(c.value)}" for c in rows)
-    parts = [_svg_open("chart-categories", width, height, summary)]
+    parts = [_svg_open("chart-categories", height, summary)]
     for n, category in enumerate(rows):
         y = pad + row_h * n
-        bar_w = category.value / peak * plot_w if category.value > 0 else 0.0
+        width = category.value / peak * 100 if category.value > 0 else 0.0
         if category.value > 0:
-            bar_w = max(bar_w, 1.0)
+            width = max(width, 0.4)
         classes = "chart-bar chart-other" if category is other else "chart-bar"
         row = (
             f'<g class="chart-row"><title>{_e(category.label)}: {_e(tip(category.value))}</title>'
-            f'<text class="chart-label" x="{label_w - 8}" y="{_n(y + row_h / 2 + 4)}" text-anchor="end">'
-            f"{_e(_shorten(category.label, 30))}</text>"
-            f'<rect class="{classes}" x="{label_w}" y="{_n(y + (row_h - bar_h) / 2)}" width="{_n(bar_w)}" '
-            f'height="{bar_h}"/>'
-            f'<text class="chart-value" x="{_n(label_w + bar_w + 6)}" y="{_n(y + row_h / 2 + 4)}">'
-            f"{_e(fmt(category.value))}</text></g>"
+            f'<text class="chart-label" x="0" y="{y + 13}">{_e(_shorten(category.label, room))}</text>'
+            f'<text class="chart-value" x="100%" y="{y + 13}" text-anchor="end">{_e(fmt(category.value))}</text>'
+            f'<rect class="{classes}" x="0" y="{y + 18}" width="{_pc(width)}" height="{bar_h}" rx="2"/></g>'
         )
         if category.href:
             row = f'<a href="{_e(category.href)}">{row}</a>'
