@@ -322,19 +322,20 @@ def test_keys_toggle_thinking_and_tool_output(opened: tuple[Page, PageWatch]) ->
 
 
 def test_find_reaches_collapsed_output(opened: tuple[Page, PageWatch]) -> None:
+    from playwright.sync_api import expect
+
     page, watch = opened
     find, status = page.locator("#find"), page.locator("#find-status")
     fold = page.locator(f"#entry-{RESULT} details.fold")
     assert not fold.evaluate("d => d.open")
 
+    # Typing finds and goes to the first match (after a pause); Enter and Shift+Enter step on and back.
     find.fill("zz_deep_line_zz")
-    find.press("Enter")
-    assert status.inner_text() == "1 of 1"
+    expect(status).to_have_text("1 of 1")
     assert fold.evaluate("d => d.open")
 
     find.fill("ZZ_TWICE_ZZ")
-    find.press("Enter")
-    assert status.inner_text() == "1 of 2"
+    expect(status).to_have_text("1 of 2")
     find.press("Enter")
     assert status.inner_text() == "2 of 2"
     find.press("Shift+Enter")
@@ -342,8 +343,7 @@ def test_find_reaches_collapsed_output(opened: tuple[Page, PageWatch]) -> None:
 
     # Only the shown branch is searched.
     find.fill("ZZ_OLD_REPLY_ZZ")
-    find.press("Enter")
-    assert status.inner_text() == "no matches"
+    expect(status).to_have_text("no matches")
 
     find.press("Escape")
     assert find.input_value() == ""
