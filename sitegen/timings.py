@@ -18,6 +18,7 @@ PHASES = (
     "templates",
     "audit",
     "search",
+    "prompts",
     "related",
     "stats",
     "write",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -19,6 +20,7 @@ from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import replace_file
 from sitegen.gcpause import collector_paused
+from sitegen.history.store import HISTORY_FILE, history_stores
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
@@ -51,6 +53,9 @@ from sitegen.site.sources import (
 )
 from sitegen.timings import PhaseClock
 from sitegen.transcript.load import family_of
+
+if TYPE_CHECKING:
+    from sitegen.site.prompts import PromptsResult
 
 __all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site", "claim_site"]
 
@@ -306,6 +311,29 @@ def claim_site(
     return site_lock(config.out, command, wait=wait, on_wait=on_wait)
 
 
+def _update_prompts(
+    config: BuildConfig, pi_dirs: list[Path], manifest: SiteManifest, assets: dict[str, str], *, changed: bool
+) -> PromptsResult:
+    """The Prompts page, from each agent dir's history.db (for --demo, one made from the demo's sessions)."""
+    from sitegen.site.prompts import update_prompts
+
+    if config.demo:
+        from sitegen.history.demo import demo_history
+
+        stores = [demo_history(pi_dirs, config.out / OWNER_MARK / "demo")]
+    else:
+        stores = history_stores(pi_dirs)
+    return update_prompts(
+        config.out,
+        stores,
+        manifest.records(),
+        assets,
+        problem_count=len(manifest.problems()),
+        sessions_changed=changed,
+        looked=[folder / HISTORY_FILE for folder in pi_dirs],
+    )
+
+
 def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None) -> BuildResult:
     """Build or update the site in config.out, holding its lock; never writes anywhere else."""
     clock = PhaseClock()
@@ -423,21 +451,29 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
 
     manifest.sessions = current
     result.problems = [f"{source}: {message}" for source, message in manifest.problems()] + unnamed
+    with clock.phase("prompts"):
+        changed = bool(jobs or removed or full or not manifest.complete)
+        prompts = _update_prompts(config, pi_dirs, manifest, assets, changed=changed)
+    result.problems += [f"{store}: {message}" for store, message in prompts.problems]
+    result.written.extend(prompts.written)
     # A build stopped half way (manifest.complete False) left the indexes as they were before it.
-    if jobs or removed or full or not manifest.complete:
+    if jobs or removed or full or not manifest.complete or prompts.changed:
         resumed = not manifest.complete
         touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
         with _imports_settled():
-            from sitegen.site.indexes import IndexWriter
+            from sitegen.site.indexes import IndexWriter, PromptsSummary
 
         writer = IndexWriter(out, assets)
         with clock.phase("stats"):
-            result.written.extend(writer.write_all(manifest, touched_projects=None if full or resumed else touched))
+            summary = PromptsSummary(prompts.count, prompts.latest, prompts.problems)
+            result.written.extend(writer.write_all(manifest, None if full or resumed else touched, summary))
         with clock.phase("related"):
             result.written.extend(write_related(out, manifest))
         clock.enter("search")
         documents = search_documents(manifest.records())
-        search = update_search_index(out, documents, {*result.rendered, *indexed, *manifest.indexed})
+        documents.update(prompts.documents)
+        changed_documents = {*result.rendered, *indexed, *manifest.indexed, *prompts.indexed}
+        search = update_search_index(out, documents, changed_documents)
         clock.leave()
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.

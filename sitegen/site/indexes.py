@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitegen import __version__
@@ -14,7 +14,14 @@ from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
 from sitegen.site.stats import Stats, compute_stats, render_stats_page
 
-__all__ = ["RECENT_SESSIONS", "IndexWriter", "ProjectSummary", "recent_sessions", "summarise_projects"]
+__all__ = [
+    "RECENT_SESSIONS",
+    "IndexWriter",
+    "ProjectSummary",
+    "PromptsSummary",
+    "recent_sessions",
+    "summarise_projects",
+]
 
 # The home page lists this many of the newest sessions across all projects above the projects.
 RECENT_SESSIONS = 20
@@ -65,6 +72,15 @@ def _duration(ms: int) -> str:
     return duration_text(ms) if ms > 0 else ""
 
 
+@dataclass(slots=True)
+class PromptsSummary:
+    """What the index pages say of the prompt history (sitegen.site.prompts)."""
+
+    count: int = 0
+    latest: str = ""  # the newest prompt, one line
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (store, message)
+
+
 class IndexWriter:
     """Renders the index pages into the site folder, each written to a temp name and renamed."""
 
@@ -91,10 +107,18 @@ class IndexWriter:
             root=root, assets=self.assets, problem_count=problem_count, **context
         )
 
-    def write_all(self, manifest: SiteManifest, touched_projects: set[str] | None) -> list[str]:
+    def write_all(
+        self,
+        manifest: SiteManifest,
+        touched_projects: set[str] | None,
+        prompts: PromptsSummary | None = None,
+    ) -> list[str]:
         """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed."""
         records = manifest.records()
-        problems = manifest.problems()
+        prompts = prompts or PromptsSummary()
+        session_problems = manifest.problems()
+        # Counted together in every page's navigation; listed apart on the problems page.
+        problems = [*session_problems, *prompts.problems]
         stats = compute_stats(records)
         projects, totals = summarise_projects(records, stats)
         written: list[str] = []
@@ -120,10 +144,16 @@ class IndexWriter:
                     projects=projects,
                     totals=totals,
                     recent=recent_sessions(records),
+                    prompts=prompts,
                     project_names={p.slug: p.name for p in projects},
                 ),
             ),
-            self._write("problems.html", self._render("problems.html.j2", "", len(problems), problems=problems)),
+            self._write(
+                "problems.html",
+                self._render(
+                    "problems.html.j2", "", len(problems), problems=session_problems, prompt_problems=prompts.problems
+                ),
+            ),
             self._write("search.html", self._render("search.html.j2", "", len(problems))),
             self._write(
                 "stats.html",

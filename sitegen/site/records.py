@@ -120,6 +120,8 @@ class SessionRecord:
     # Most frequent words of user and assistant text, for related sessions.
     terms: dict[str, int] = field(default_factory=dict)
     size: int = 0  # bytes of the session file when it was rendered
+    # [entry id, time ms, text key] per user message: links the prompt history to its entries.
+    prompts: list[list[Any]] = field(default_factory=list)
 
     @property
     def duration_ms(self) -> int:

@@ -24,10 +24,12 @@ __all__ = [
     "SearchDocInfo",
     "SearchEntry",
     "SearchIndexResult",
+    "encode_number",
     "extract_search_entries",
     "has_search_entries",
     "shard_bucket",
     "store_search_entries",
+    "stored_postings",
     "tokenize",
     "update_search_index",
 ]
@@ -50,7 +52,15 @@ CACHE_FORMAT = 4
 # Characters of snippet text kept per entry kind (after collapsing whitespace). The index stores this
 # text to show with results, so it is capped: what people wrote is kept longest; tool output keeps its
 # start and its end (where errors and summaries are). Every word is indexed, cut or not.
-TEXT_LIMITS = {"user": 4000, "summary": 4000, "assistant": 2000, "custom": 2000, "tool": 1200, "shell": 1200}
+TEXT_LIMITS = {
+    "user": 4000,
+    "prompt": 4000,
+    "summary": 4000,
+    "assistant": 2000,
+    "custom": 2000,
+    "tool": 1200,
+    "shell": 1200,
+}
 # Of a capped tool output, the share taken from its end.
 TAIL_SHARE = 0.3
 LABEL_LIMIT = 80
@@ -73,7 +83,7 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 AVERAGE_TOKENS = 100
 # How much a match counts by where it is: what the user wrote ranks above what tools printed.
-KIND_WEIGHT = {"user": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "shell": 0.8, "tool": 0.6}
+KIND_WEIGHT = {"user": 2.0, "prompt": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "shell": 0.8, "tool": 0.6}
 # Posting weights are stored as integers 1..31: one character each in the index.
 WEIGHT_SCALE = 7.0
 
@@ -118,6 +128,9 @@ class SearchDocInfo:
     owner: str = ""  # the session whose render stores this document's entries (itself, or a subagent's parent)
     context: str = ""  # shown after the title, not searched: the session a subagent page belongs to
     time_ms: int | None = None  # the session's last activity: shown with each result, and filtered by
+    # False for documents that are parts of one page (the prompts' chunks): their shared title would
+    # list each part whose entries do not match a query that names it.
+    title_searched: bool = True
 
 
 @dataclass(slots=True)
@@ -291,6 +304,11 @@ def _term_counts(text: str) -> Counter[str]:
     return counts
 
 
+def encode_number(value: int) -> str:
+    """A number as the postings write it: base64 digits of 5 bits, 32 meaning "more follows"."""
+    return _number(value)
+
+
 def _number(value: int) -> str:
     if value < 32:
         return _DIGITS[value]
@@ -380,6 +398,12 @@ def _cache_path(site_dir: Path, key: str) -> Path:
     # The layout is in the name, so has_search_entries counts a cache of an older layout as missing.
     name = hashlib.blake2b(f"{CACHE_FORMAT}:{key}".encode(), digest_size=10).hexdigest()
     return site_dir / CACHE_DIR / f"{name}.json"
+
+
+def stored_postings(site_dir: Path, key: str) -> dict[str, str] | None:
+    """A document's stored postings (store_search_entries), for an index of its own (the prompts page)."""
+    cache = _load_cache(site_dir, key)
+    return cache["postings"] if cache is not None else None
 
 
 def has_search_entries(site_dir: Path, key: str) -> bool:
@@ -484,7 +508,8 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
 
 
 def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
-    return [info.title, info.project, info.page, chunks, info.context, info.time_ms or 0]
+    row = [info.title, info.project, info.page, chunks, info.context, info.time_ms or 0]
+    return row if info.title_searched else [*row, 1]
 
 
 def update_search_index(
