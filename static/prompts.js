@@ -386,8 +386,15 @@
     if (!keepRendered) {
       list.replaceChildren();
     }
-    status.textContent = message;
-    return showMore().then(fillScreen);
+    // The page's own prompts are there already: more only when the reader nears their end. The
+    // status changes once the first prompts it counts are in the page.
+    var mine = state;
+    return (keepRendered ? Promise.resolve() : showMore()).then(function () {
+      if (mine === state) {
+        status.textContent = message;
+        fillScreen();
+      }
+    });
   }
 
   function apply(index) {

@@ -112,7 +112,8 @@
         chunks: row[3],
         context: row[4] || "",
         time: row[5] || 0,
-        titleTerms: indexTerms(row[0])
+        // Parts of one page (the prompts' chunks) share a title that names no part: not searched.
+        titleTerms: row[6] ? [] : indexTerms(row[0])
       };
     });
     var segments = data.segments.map(function (row) {

@@ -11,13 +11,14 @@ from pathlib import Path
 from types import TracebackType
 
 from sitegen.errors import SitegenError
+from sitegen.history.store import HISTORY_FILE, store_fingerprint
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
 from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
 from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
 from sitegen.site.sources import demo_dirs
 
-__all__ = ["BuildFunction", "LiveSite", "Reporter", "WatchError", "WatchEvent", "watch_paths"]
+__all__ = ["BuildFunction", "LiveSite", "Reporter", "WatchError", "WatchEvent", "history_paths", "watch_paths"]
 
 log = logging.getLogger("sitegen.watch")
 
@@ -85,6 +86,15 @@ def watch_paths(config: BuildConfig) -> list[Path]:
     return list(unique)
 
 
+def history_paths(config: BuildConfig) -> list[Path]:
+    """Where the agent dirs' prompt stores are or would be: watched by polling, as SQLite writes its
+    WAL in place (and creates it only when the agent opens the store)."""
+    if config.demo:
+        return []  # the demo's store is made from its sessions, which are watched
+    given = given_dirs(config.agent_dirs)
+    return [folder / HISTORY_FILE for folder in (agent_dirs(given) if config.use_default_dirs else given)]
+
+
 class LiveSite:
     """One build loop driven by one watcher, and a server showing the last good build.
 
@@ -119,6 +129,8 @@ class LiveSite:
         # Set once the watches are in place and a catch-up build has run (tests wait on it).
         self.watching = threading.Event()
         self.server = SiteServer(SiteApp(config.out, self.version, wait_timeout=wait_timeout), host, port)
+        self._stores = history_paths(config)
+        self._stores_seen = self._stores_stamp()
 
     @property
     def url(self) -> str:
@@ -129,6 +141,7 @@ class LiveSite:
         try:
             # Before any thread exists, so the build's process pool can fork (much cheaper than forkserver).
             ticket = self.version.begin()
+            self._stores_seen = self._stores_stamp()
             result = self._build(self.config, on_progress)
             self.version.succeeded(ticket, result.written)
             self.server.start()
@@ -145,6 +158,7 @@ class LiveSite:
         shown = tuple(sorted(changes))
         with self._lock:
             try:
+                self._stores_seen = self._stores_stamp()
                 result = self._build(self.config, None)
             except Exception as error:
                 seconds = time.perf_counter() - started
@@ -209,6 +223,9 @@ class LiveSite:
         if self._report is not None:
             self._report(event)
 
+    def _stores_stamp(self) -> list[list[int]]:
+        return [store_fingerprint(path) for path in self._stores]
+
     def _start_watcher(self) -> None:
         paths = self._paths if self._paths is not None else watch_paths(self.config)
         if not paths:
@@ -237,6 +254,8 @@ class LiveSite:
                     self.watching.set()
                 elif changes:
                     self.rebuild({path for _, path in changes})
+                elif self._stores_stamp() != self._stores_seen:
+                    self.rebuild({str(path) for path in self._stores})
         except Exception as error:
             log.debug("the watcher stopped", exc_info=True)
             self._watch_error = f"{type(error).__name__}: {error}"
