@@ -265,9 +265,10 @@
     var item = element("li", "prompt");
     item.id = "entry-" + row[0];
     var meta = element("p", "prompt-meta");
-    var time = element("a", "prompt-time", row[1] ? isoOf(row[1]).slice(11, 16) : "no time");
+    var dated = row[1] !== null;
+    var time = element("a", "prompt-time", dated ? isoOf(row[1]).slice(11, 16) : "no time");
     time.href = "#entry-" + row[0];
-    if (row[1]) {
+    if (dated) {
       var iso = isoOf(row[1]);
       time.title = iso.slice(0, 10) + " " + iso.slice(11, 19) + " UTC";
     }
@@ -279,7 +280,7 @@
       }
       meta.append(" ", project);
     }
-    if (row[6] > 1) {
+    if (row[6] !== null && row[6] > 1) {
       meta.append(" ", element("span", "prompt-uses", "used " + row[6] + " times"));
     }
     if (row[4]) {

@@ -145,10 +145,6 @@ def _seconds(value: object) -> int | None:
     return seconds if 0 <= seconds <= _LAST_SECOND else None
 
 
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def fts_expression(words: Sequence[str]) -> str:
     """An FTS5 query that every word must match as a token prefix (words quoted: no operators)."""
     return " AND ".join('"' + word.replace('"', '""') + '"*' for word in words)
@@ -219,18 +215,37 @@ def _fts_match(connection: sqlite3.Connection, read: StoreRead, present: bool, w
 def _fetch(cursor: sqlite3.Cursor, read: StoreRead) -> None:
     empty = undated = 0
     bad = [0]
+    # Folders and session ids repeat: each distinct value is decoded once.
+    names: dict[object, str | None] = {None: None}
+    append = read.prompts.append
     try:
         while rows := cursor.fetchmany(_ROWS_PER_FETCH):
             for row_id, prompt, created, cwd, session_id, use_count in rows:
-                text = _text(prompt, bad)
-                if not text or not isinstance(row_id, int):
+                if type(prompt) is bytes:
+                    try:
+                        text = prompt.decode()
+                    except UnicodeDecodeError:
+                        text = prompt.decode("utf-8", "replace")
+                        bad[0] += 1
+                else:
+                    text = _text(prompt, bad) or ""
+                if not text or type(row_id) is not int:
                     empty += 1
                     continue
-                seconds = _seconds(created)
-                if seconds is None and created is not None:
-                    undated += 1
-                place, session = _text(cwd, bad) or None, _text(session_id, bad) or None
-                read.prompts.append(Prompt(row_id, text, seconds, place, session, _count(use_count)))
+                if type(created) is int and 0 <= created < _MILLISECONDS_FROM:
+                    seconds: int | None = created
+                else:
+                    seconds = _seconds(created)
+                    if seconds is None and created is not None:
+                        undated += 1
+                place = names.get(cwd, _MISSING)
+                if place is _MISSING:
+                    place = names[cwd] = _text(cwd, bad) or None
+                session = names.get(session_id, _MISSING)
+                if session is _MISSING:
+                    session = names[session_id] = _text(session_id, bad) or None
+                count = use_count if type(use_count) is int else None
+                append(Prompt(row_id, text, seconds, place, session, count))
     except sqlite3.DatabaseError as error:
         if _is_busy(error):
             raise
@@ -241,6 +256,9 @@ def _fetch(cursor: sqlite3.Cursor, read: StoreRead) -> None:
         read.problems.append(f"{undated:,} prompt{'s have' if undated != 1 else ' has'} no valid created_at time")
     if bad[0]:
         read.problems.append(f"{bad[0]:,} value{'s are' if bad[0] != 1 else ' is'} not valid UTF-8 (shown with �)")
+
+
+_MISSING = "\x00missing"
 
 
 def _is_busy(error: sqlite3.Error) -> bool:

@@ -331,6 +331,7 @@ def _update_prompts(
         problem_count=len(manifest.problems()),
         sessions_changed=changed,
         looked=[folder / HISTORY_FILE for folder in pi_dirs],
+        jobs=config.jobs or os.cpu_count() or 1,
     )
 
 

@@ -1,10 +1,10 @@
-"""The prompts page's data: rows in chunks, the newest-first order, the filter's term shards, as scripts."""
+"""The prompts page's data: rows in chunks, the filter's term shards by segment, the index, as scripts."""
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -13,22 +13,31 @@ from typing import Any
 import orjson
 
 from sitegen.fileio import replace_file
-from sitegen.site.search import encode_number, shard_bucket
+from sitegen.site.search import (
+    SearchEntry,
+    encode_number,
+    has_search_entries,
+    shard_bucket,
+    store_search_entries,
+    stored_postings,
+)
 
 __all__ = [
     "CHUNK_PROMPTS",
     "DATA_DIR",
     "SEGMENT_CHUNKS",
     "PromptRow",
+    "SegmentJob",
+    "build_segment",
+    "chunk_name",
     "data_script",
     "day_of",
     "index_payload",
-    "merge_segment",
-    "write_data",
+    "prompt_search_key",
 ]
 
 # <site>/prompts/ holds scripts that call window.sitegenPrompts.add(id, data) (static/prompts.js):
-#   index.<hash>.js  the order (newest first), times, projects, chunk and shard names
+#   index-<hash>.js  the order (newest first), times, projects, chunk and shard names
 #   c/<hash>.js      a chunk: CHUNK_PROMPTS rows of one store, in id order, as the page shows them
 #   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: postings}
 # Named by content, so a store that grew rewrites its last chunk and segment only.
@@ -38,11 +47,14 @@ SEGMENT_CHUNKS = 16
 # A segment's term shards are sized to about this (one is loaded per word and segment while filtering).
 SHARD_TARGET_BYTES = 64_000
 MAX_BUCKETS = 256
+# Characters of a prompt the site's search keeps to show (every word of it is indexed).
+SEARCH_CHARS = 4000
 
 
 @dataclass(frozen=True, slots=True)
 class PromptRow:
-    """One prompt as the page shows it; every URL is relative to the site's root."""
+    """One prompt as the page shows it; every URL is relative to the site's root. In the chunk
+    files it is the list of its fields in this order (to_json)."""
 
     anchor: str  # the element id after "entry-": p<store tag>-<id>
     time_s: int | None
@@ -54,18 +66,9 @@ class PromptRow:
     text: str  # cut to what the page shows
     length: int  # characters of the whole prompt
 
-    def to_json(self) -> list[Any]:
-        return [
-            self.anchor,
-            self.time_s or 0,
-            self.cwd,
-            self.project_url,
-            self.session_url,
-            self.session_title,
-            self.uses or 0,
-            self.text,
-            self.length,
-        ]
+    @classmethod
+    def from_json(cls, row: Sequence[Any]) -> PromptRow:
+        return cls(*row)
 
 
 def day_of(seconds: int | None) -> str:
@@ -77,14 +80,37 @@ def data_script(data_id: str, payload: bytes) -> bytes:
     return b'window.sitegenPrompts.add("' + data_id.encode() + b'",' + payload + b");\n"
 
 
-def write_data(site_dir: Path, folder: str, prefix: str, data: object) -> str:
-    """Write data as a content-addressed script under prompts/<folder>/; returns its name (the hash)."""
-    payload = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
-    name = hashlib.blake2b(payload, digest_size=8).hexdigest()
+def chunk_name(payload: bytes) -> str:
+    """A chunk's file name: the hash of its rows, so an unchanged chunk keeps its file and index."""
+    return hashlib.blake2b(payload, digest_size=8).hexdigest()
+
+
+def prompt_search_key(chunk: str) -> str:
+    """The site search's document for one chunk of prompts (named like the chunk's file)."""
+    return f"{DATA_DIR}/{chunk}"
+
+
+def _write_data(site_dir: Path, folder: str, prefix: str, name: str, payload: bytes) -> None:
     target = site_dir / DATA_DIR / folder / f"{name}.js"
     if not target.exists():
         replace_file(target, data_script(prefix + name, payload))
-    return name
+
+
+def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
+    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder."""
+    entries = []
+    labels: dict[tuple[int | None, str], str] = {}
+    for anchor, time_s, cwd, _, _, _, _, text, _ in rows:
+        day = time_s // 86400 if time_s is not None else None
+        label = labels.get((day, cwd))
+        if label is None:
+            folder = cwd.rstrip("/").rsplit("/", 1)[-1]
+            label = labels[(day, cwd)] = " · ".join(part for part in (day_of(time_s), folder) if part)[:80]
+        shown = text
+        if len(text) > SEARCH_CHARS or "  " in text or "\n" in text or "\t" in text or "\r" in text:
+            shown = " ".join(text[: SEARCH_CHARS * 2].split())[:SEARCH_CHARS]
+        entries.append(SearchEntry(anchor, "prompt", label, shown, text if len(text) > SEARCH_CHARS else ""))
+    return entries
 
 
 def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> list[Any]:
@@ -111,7 +137,43 @@ def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> 
     shards: list[dict[str, str]] = [{} for _ in range(buckets)]
     for term, pieces in merged.items():
         shards[shard_bucket(term, buckets)][term] = "".join(pieces)
-    return [buckets, [write_data(site_dir, "t", "t:", shard) if shard else "" for shard in shards]]
+    names = []
+    for shard in shards:
+        if not shard:
+            names.append("")
+            continue
+        payload = orjson.dumps(shard, option=orjson.OPT_SORT_KEYS)
+        name = chunk_name(payload)
+        _write_data(site_dir, "t", "t:", name, payload)
+        names.append(name)
+    return [buckets, names]
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentJob:
+    """One segment's chunks, as JSON payloads, for build_segment (plain values: it pickles)."""
+
+    site_dir: str
+    payloads: list[bytes]
+
+
+def build_segment(job: SegmentJob) -> tuple[list[str], list[Any], list[str]]:
+    """Write a segment's chunk files, index each new chunk for the site's search, and write the
+    segment's term shards: (chunk names, [bucket count, shard names], search keys indexed anew).
+    Runs in a worker process when many segments are new (a first build)."""
+    site_dir = Path(job.site_dir)
+    names, postings, indexed = [], [], []
+    for payload in job.payloads:
+        name = chunk_name(payload)
+        names.append(name)
+        _write_data(site_dir, "c", "c:", name, payload)
+        key = prompt_search_key(name)
+        known = stored_postings(site_dir, key) if has_search_entries(site_dir, key) else None
+        if known is None:
+            known = store_search_entries(site_dir, key, search_entries(orjson.loads(payload)))
+            indexed.append(key)
+        postings.append(known)
+    return names, merge_segment(site_dir, postings), indexed
 
 
 def _deltas(values: Sequence[int]) -> list[int]:
@@ -122,14 +184,16 @@ def index_payload(
     chunks: list[str],
     firsts: list[list[Any]],
     order: list[int],
-    shown: Sequence[PromptRow],
+    times: Mapping[int, int | None],
+    folders: Mapping[int, str],
     projects: list[list[str]],
     segments: list[list[Any]],
 ) -> dict[str, Any]:
-    """What prompts.js loads first: per prompt in newest-first order (shown), its slot (chunk *
-    CHUNK_PROMPTS + place), time and project; as differences, since rows are in time order and
-    mostly in slot order. Undated prompts come last and have no time."""
+    """What prompts.js loads first: per prompt in newest-first order, its slot (chunk * CHUNK_PROMPTS +
+    place), time and project (times and folders are by slot); as differences, since prompts are in
+    time order and mostly in slot order. Undated prompts come last and have no time."""
     project_numbers = {name: number for number, (name, _) in enumerate(projects)}
+    dated = [time_s for time_s in (times[slot] for slot in order) if time_s is not None]
     return {
         "format": 1,
         "size": CHUNK_PROMPTS,
@@ -137,8 +201,8 @@ def index_payload(
         "chunks": chunks,
         "firsts": firsts,
         "order": _deltas(order),
-        "times": _deltas([row.time_s for row in shown if row.time_s is not None]),
+        "times": _deltas(dated),
         "projects": projects,
-        "project": [project_numbers.get(row.cwd, -1) for row in shown],
+        "project": [project_numbers.get(folders[slot], -1) for slot in order],
         "segments": segments,
     }

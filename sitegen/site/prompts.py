@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -19,19 +21,24 @@ from sitegen.site.prompt_data import (
     DATA_DIR,
     SEGMENT_CHUNKS,
     PromptRow,
+    SegmentJob,
+    build_segment,
+    chunk_name,
     data_script,
     day_of,
     index_payload,
-    merge_segment,
-    write_data,
+    prompt_search_key,
 )
 from sitegen.site.prompt_links import PromptLinker
 from sitegen.site.records import SessionRecord
-from sitegen.site.search import SearchDocInfo, SearchEntry, has_search_entries, store_search_entries, stored_postings
+from sitegen.site.search import SearchDocInfo, has_search_entries
 from sitegen.site.sources import project_slug
 from sitegen.titles import clip, snippet
 
-__all__ = ["PAGE", "PromptsResult", "prompt_search_key", "update_prompts"]
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
+__all__ = ["PAGE", "PromptsResult", "update_prompts"]
 
 PAGE = "prompts.html"
 _STATE = ".sitegen/prompts/state.json"
@@ -47,7 +54,8 @@ FIRST_SHOWN = 100
 FOLD_LINES = 6
 FOLD_CHARS = 600
 SEARCH_TITLE = "Prompt history"
-SEARCH_CHARS = 4000
+# Below this many segments to build, worker processes cost more to start than they save.
+PARALLEL_FROM = 3
 
 
 @dataclass(slots=True)
@@ -61,11 +69,6 @@ class PromptsResult:
     count: int = 0
     latest: str = ""  # the newest prompt, one line of plain text (the home page shows it)
     changed: bool = False
-
-
-def prompt_search_key(chunk: str) -> str:
-    """The search document of one chunk of prompts (named by its content, like the chunk's file)."""
-    return f"{DATA_DIR}/{chunk}"
 
 
 def _document() -> SearchDocInfo:
@@ -110,58 +113,81 @@ def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: 
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 
-def _prompt_row(tag: str, prompt: Prompt, linker: PromptLinker, live_projects: set[str]) -> PromptRow:
-    cwd = prompt.cwd or ""
-    slug = project_slug(cwd) if cwd else ""
-    link = linker.link(prompt)
-    session_url = ""
-    if link is not None:
-        session_url = relative_url(PAGE, link.page) + (f"#entry-{link.entry}" if link.entry else "")
-    return PromptRow(
-        anchor=f"p{tag}-{prompt.id}",
-        time_s=prompt.created_s,
-        cwd=cwd,
-        project_url=f"projects/{slug}.html" if slug in live_projects else "",
-        session_url=session_url,
-        session_title=clip(link.title, 80) if link is not None else "",
-        uses=prompt.use_count,
-        text=prompt.text[:DISPLAY_CHARS],
-        length=len(prompt.text),
-    )
+class _RowMaker:
+    """Prompts to rows (PromptRow's fields as a list); what repeats (folders, sessions) is worked out once."""
+
+    def __init__(self, records: Sequence[SessionRecord]) -> None:
+        self.linker = PromptLinker(records)
+        self.live_projects = {record.project_slug for record in records}
+        self.projects: dict[str, str] = {}
+        self.sessions: dict[tuple[str, str | None], tuple[str, str]] = {}
+
+    def project_url(self, cwd: str) -> str:
+        url = self.projects.get(cwd)
+        if url is None:
+            slug = project_slug(cwd) if cwd else ""
+            url = self.projects[cwd] = f"projects/{slug}.html" if slug in self.live_projects else ""
+        return url
+
+    def row(self, tag: str, prompt: Prompt) -> list[Any]:
+        cwd = prompt.cwd or ""
+        link = self.linker.link(prompt)
+        session_url = session_title = ""
+        if link is not None:
+            known = self.sessions.get((link.page, link.entry))
+            if known is None:
+                url = relative_url(PAGE, link.page) + (f"#entry-{link.entry}" if link.entry else "")
+                known = self.sessions[(link.page, link.entry)] = (url, clip(link.title, 80))
+            session_url, session_title = known
+        text = prompt.text
+        shown = text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS]
+        uses = prompt.use_count
+        return [
+            f"{tag}-{prompt.id}",
+            prompt.created_s,
+            cwd,
+            self.project_url(cwd),
+            session_url,
+            session_title,
+            uses,
+            shown,
+            len(text),
+        ]
 
 
-def _chunks(reads: Sequence[StoreRead], records: Sequence[SessionRecord]) -> list[list[PromptRow]]:
-    """Each store's prompts in id order, in chunks of CHUNK_PROMPTS; a chunk holds one store's
+def _chunks(reads: Sequence[StoreRead], records: Sequence[SessionRecord]) -> list[list[list[Any]]]:
+    """Each store's rows in id order, in chunks of CHUNK_PROMPTS; a chunk holds one store's
     prompts, so a store that grows changes only its last chunk."""
-    linker = PromptLinker(records)
-    live_projects = {record.project_slug for record in records}
-    chunks: list[list[PromptRow]] = []
+    maker = _RowMaker(records)
+    chunks: list[list[list[Any]]] = []
     for read in reads:
-        tag = _store_tag(read.path)
-        rows = [_prompt_row(tag, prompt, linker, live_projects) for prompt in read.prompts]
+        tag = "p" + _store_tag(read.path)
+        rows = [maker.row(tag, prompt) for prompt in read.prompts]
         chunks.extend(rows[start : start + CHUNK_PROMPTS] for start in range(0, len(rows), CHUNK_PROMPTS))
     return chunks
 
 
-def _search_entries(rows: Sequence[PromptRow]) -> list[SearchEntry]:
-    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder."""
-    entries = []
-    for row in rows:
-        folder = row.cwd.rstrip("/").rsplit("/", 1)[-1]
-        label = " · ".join(part for part in (day_of(row.time_s), folder) if part)
-        text = " ".join(row.text[: SEARCH_CHARS * 2].split())[:SEARCH_CHARS]
-        terms = row.text if len(row.text) > SEARCH_CHARS else ""
-        entries.append(SearchEntry(row.anchor, "prompt", label[:80], text, terms))
-    return entries
+def _newest_first(times: dict[int, int | None]) -> list[int]:
+    """Slots by time, newest first, undated last; ties newest id first."""
+    slots = sorted(times, reverse=True)  # the sort below keeps this order among equal times
+    slots.sort(key=lambda slot: -t if (t := times[slot]) is not None else float("inf"))
+    return slots
 
 
-def _newest_first(chunks: Sequence[Sequence[PromptRow]]) -> list[int]:
-    """Slots (chunk * CHUNK_PROMPTS + place) by time, newest first, undated last; ties newest id first."""
-    slots = [
-        (number * CHUNK_PROMPTS + place, row) for number, rows in enumerate(chunks) for place, row in enumerate(rows)
-    ]
-    slots.sort(key=lambda item: (item[1].time_s is None, -(item[1].time_s or 0), -item[0]))
-    return [slot for slot, _ in slots]
+@contextmanager
+def _pool(jobs: int, work: int) -> Iterator[Executor | None]:
+    """Worker processes for a first build of a large history, else None (the work runs here)."""
+    if work < PARALLEL_FROM or jobs <= 1:
+        yield None
+        return
+    # Imported here: a build that adds a prompt or two never loads multiprocessing.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork is cheapest, but unsafe once the live server's threads exist.
+    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+    with ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context) as pool:
+        yield pool
 
 
 def _folded(text: str) -> bool:
@@ -185,35 +211,50 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
                 path.unlink(missing_ok=True)
 
 
-def _render(
-    site_dir: Path,
-    assets: dict[str, str],
-    problem_count: int,
-    index_script: str,
-    shown: list[PromptRow],
-    total: int,
-    reads: Sequence[StoreRead],
-    looked: Sequence[Path],
-) -> None:
+@dataclass(slots=True)
+class _Page:
+    """What the page's HTML shows besides the data files."""
+
+    index_script: str
+    shown: list[PromptRow]
+    total: int
+    reads: Sequence[StoreRead]
+    looked: Sequence[Path]
+
+
+def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _Page) -> None:
     # Jinja and the page renderer's imports: only a build whose prompts changed pays for them.
     from sitegen.render.page import format_time, template_environment
 
-    env = template_environment()
-    html = env.get_template("prompts.html.j2").render(
-        root="",
-        assets=assets,
-        problem_count=problem_count,
-        version=__version__,
-        days=_first_days(shown),
-        total=total,
-        index_script=index_script,
-        stores=[(str(read.path), len(read.prompts), read.readable) for read in reads],
-        looked=[str(path) for path in looked],
-        folded=_folded,
-        fmt_time=format_time,
-        clock=lambda seconds: format_time(seconds * 1000)[11:16] if seconds is not None else "",
+    html = (
+        template_environment()
+        .get_template("prompts.html.j2")
+        .render(
+            root="",
+            assets=assets,
+            problem_count=problem_count,
+            version=__version__,
+            days=_first_days(page.shown),
+            shown=len(page.shown),
+            total=page.total,
+            index_script=page.index_script,
+            stores=[(str(read.path), len(read.prompts), read.readable) for read in page.reads],
+            looked=[str(path) for path in page.looked],
+            folded=_folded,
+            fmt_time=format_time,
+            clock=lambda seconds: format_time(seconds * 1000)[11:16] if seconds is not None else "",
+        )
     )
     replace_file(site_dir / PAGE, html)
+
+
+def _unchanged(site_dir: Path, state: dict[str, Any], fingerprints: dict[str, list[int]], links: object) -> bool:
+    return (
+        state.get("stores") == fingerprints
+        and state.get("links") == links
+        and (site_dir / PAGE).is_file()
+        and all(has_search_entries(site_dir, prompt_search_key(name)) for name in state["chunks"])
+    )
 
 
 def update_prompts(
@@ -225,6 +266,7 @@ def update_prompts(
     problem_count: int,
     sessions_changed: bool,
     looked: Sequence[Path] = (),
+    jobs: int = 1,
 ) -> PromptsResult:
     """Bring prompts.html and its data up to date with the stores and the sessions' records.
 
@@ -236,12 +278,7 @@ def update_prompts(
         state = {}
     fingerprints = {str(store): store_fingerprint(store) for store in stores}
     links = _links_digest(records, problem_count, assets) if sessions_changed or not state else state.get("links")
-    if (
-        state.get("stores") == fingerprints
-        and state.get("links") == links
-        and (site_dir / PAGE).is_file()
-        and all(has_search_entries(site_dir, prompt_search_key(name)) for name in state["chunks"])
-    ):
+    if _unchanged(site_dir, state, fingerprints, links):
         result.problems = [(str(path), str(message)) for path, message in state["problems"]]
         result.documents = {prompt_search_key(name): _document() for name in state["chunks"]}
         result.count, result.latest = state["count"], state["latest"]
@@ -251,51 +288,40 @@ def update_prompts(
     reads = [_read(site_dir, store, old_stores.get(str(store)) != fingerprints[str(store)]) for store in stores]
     result.problems = [(str(read.path), problem) for read in reads for problem in read.problems]
     chunks = _chunks(reads, records)
-    names = []
-    for rows in chunks:
-        name = write_data(site_dir, "c", "c:", [row.to_json() for row in rows])
-        key = prompt_search_key(name)
-        if not has_search_entries(site_dir, key):
-            store_search_entries(site_dir, key, _search_entries(rows))
-            result.indexed.add(key)
-        result.documents[key] = _document()
-        names.append(name)
+    payloads = [orjson.dumps(rows) for rows in chunks]
+    names = [chunk_name(payload) for payload in payloads]
     old_segments = state.get("segments", {})
     segments: dict[str, list[Any]] = {}
+    pending: list[tuple[str, SegmentJob]] = []
     for start in range(0, len(names), SEGMENT_CHUNKS):
         members = ",".join(names[start : start + SEGMENT_CHUNKS])
-        segments[members] = old_segments.get(members) or merge_segment(
-            site_dir, [stored_postings(site_dir, prompt_search_key(n)) for n in names[start : start + SEGMENT_CHUNKS]]
-        )
-    order = _newest_first(chunks)
-    flat = {number * CHUNK_PROMPTS + place: row for number, rows in enumerate(chunks) for place, row in enumerate(rows)}
-    by_slot = [flat[slot] for slot in order]
-    folders = sorted({row.cwd for row in by_slot if row.cwd})
-    project_urls = {row.cwd: row.project_url for row in by_slot}
-    payload = index_payload(
-        chunks=names,
-        firsts=[[rows[0].anchor.rsplit("-", 1)[0], int(rows[0].anchor.rsplit("-", 1)[1])] for rows in chunks],
-        order=order,
-        shown=by_slot,
-        projects=[[folder, project_urls[folder]] for folder in folders],
-        segments=list(segments.values()),
-    )
-    data = orjson.dumps(payload)
-    index_name = f"index-{hashlib.blake2b(data, digest_size=8).hexdigest()}.js"
-    index_path = site_dir / DATA_DIR / index_name
-    if not index_path.exists():
-        replace_file(index_path, data_script("index", data))
-    result.count = len(by_slot)
-    result.latest = snippet(by_slot[0].text) if by_slot else ""
-    page_problems = problem_count + len(result.problems)
-    _render(
-        site_dir, assets, page_problems, f"{DATA_DIR}/{index_name}", by_slot[:FIRST_SHOWN], len(by_slot), reads, looked
-    )
+        known = old_segments.get(members)
+        if known is not None and all(_built(site_dir, name) for name in names[start : start + SEGMENT_CHUNKS]):
+            segments[members] = known
+        else:
+            pending.append((members, SegmentJob(str(site_dir), payloads[start : start + SEGMENT_CHUNKS])))
+    with _pool(jobs, len(pending)) as pool:
+        futures: list[Future[Any]] = []
+        if pool is not None:
+            futures = [pool.submit(build_segment, job) for _, job in pending]
+        # While the workers index: the order of the prompts and the newest of them for the page.
+        payload, shown = _layout(chunks, names)
+        for number, (members, job) in enumerate(pending):
+            _, shards, indexed = futures[number].result() if pool is not None else build_segment(job)
+            segments[members] = shards
+            result.indexed.update(indexed)
+    starts = range(0, len(names), SEGMENT_CHUNKS)
+    index_script = _write_index(site_dir, payload, [segments[",".join(names[s : s + SEGMENT_CHUNKS])] for s in starts])
+    result.documents = {prompt_search_key(name): _document() for name in names}
+    result.count = sum(len(rows) for rows in chunks)
+    result.latest = snippet(shown[0].text) if shown else ""
+    page = _Page(index_script, shown, result.count, reads, looked)
+    _render(site_dir, assets, problem_count + len(result.problems), page)
     result.written.append(PAGE)
     shard_names = {f"{name}.js" for _, shards in segments.values() for name in shards if name}
     _remove_unlisted(site_dir / DATA_DIR / "c", {f"{name}.js" for name in names})
     _remove_unlisted(site_dir / DATA_DIR / "t", shard_names)
-    _remove_unlisted(site_dir / DATA_DIR, {index_name})
+    _remove_unlisted(site_dir / DATA_DIR, {index_script.rsplit("/", 1)[-1]})
     new_state = {
         "format": FORMAT,
         "stores": fingerprints,
@@ -308,3 +334,39 @@ def update_prompts(
     }
     replace_file(site_dir / _STATE, orjson.dumps(new_state))
     return result
+
+
+def _layout(chunks: list[list[list[Any]]], names: list[str]) -> tuple[dict[str, Any], list[PromptRow]]:
+    """The index's payload but its shards, and the newest prompts, for the page itself."""
+    times: dict[int, int | None] = {}
+    folders: dict[int, str] = {}
+    urls: dict[str, str] = {}
+    for number, rows in enumerate(chunks):
+        base = number * CHUNK_PROMPTS
+        for place, row in enumerate(rows):
+            times[base + place] = row[1]
+            folders[base + place] = row[2]
+            urls.setdefault(row[2], row[3])
+    order = _newest_first(times)
+    projects = [[folder, urls[folder]] for folder in sorted(folder for folder in urls if folder)]
+    firsts = [[rows[0][0].rsplit("-", 1)[0], int(rows[0][0].rsplit("-", 1)[1])] for rows in chunks]
+    payload = index_payload(names, firsts, order, times, folders, projects, segments=[])
+    shown = [PromptRow.from_json(chunks[slot // CHUNK_PROMPTS][slot % CHUNK_PROMPTS]) for slot in order[:FIRST_SHOWN]]
+    return payload, shown
+
+
+def _write_index(site_dir: Path, payload: dict[str, Any], segments: list[list[Any]]) -> str:
+    """The index script, named by its content; returns its site-relative path."""
+    payload["segments"] = segments
+    data = orjson.dumps(payload)
+    name = f"index-{hashlib.blake2b(data, digest_size=8).hexdigest()}.js"
+    target = site_dir / DATA_DIR / name
+    if not target.exists():
+        replace_file(target, data_script("index", data))
+    return f"{DATA_DIR}/{name}"
+
+
+def _built(site_dir: Path, name: str) -> bool:
+    return (site_dir / DATA_DIR / "c" / f"{name}.js").is_file() and has_search_entries(
+        site_dir, prompt_search_key(name)
+    )

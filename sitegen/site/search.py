@@ -411,8 +411,9 @@ def has_search_entries(site_dir: Path, key: str) -> bool:
     return _cache_path(site_dir, key).is_file()
 
 
-def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> None:
-    """Write a session's snippet files and its cached postings (in the worker that extracted them).
+def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> dict[str, str]:
+    """Write a session's snippet files and its cached postings (in the worker that extracted them);
+    returns the postings.
 
     The next update_search_index merges the cache into the session's segment; nothing here is visible
     to readers until then, so a build stopped after this point leaves the old index working."""
@@ -421,6 +422,7 @@ def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry
         postings = _postings(entries)
     cache = {"format": CACHE_FORMAT, "key": key, "chunks": _chunks(site_dir, entries), "postings": postings}
     replace_file(_cache_path(site_dir, key), orjson.dumps(cache))
+    return postings
 
 
 # ---- the index (main process) ---------------------------------------------------------------------
