@@ -15,6 +15,7 @@ from sessions import BASE_MS
 from site_helpers import build, crawl, make_session, page_text
 
 from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.demo import demo_prompts
 from sitegen.site.watch import LiveSite, WatchEvent
 
 T0 = BASE_MS // 1000  # the sessions' header time; their first user message is a second later
@@ -234,11 +235,13 @@ def test_the_demo_has_a_history_of_its_own_sessions_prompts(tmp_path: Path) -> N
     site = tmp_path / "site"
     first = build_site(BuildConfig(out=site, demo=True, jobs=1))
     assert not [p for p in first.problems if "history.db" in p]
+    typed = demo_prompts()
     rows = _prompts_data(site)
-    assert len(rows) > 10
-    linked = [row for row in rows if row[4]]
-    assert len(linked) == len(rows)  # every demo prompt leads to where it was sent
-    assert all("#entry-" in str(row[4]) for row in rows)
+    assert sorted(str(row[7]) for row in rows) == sorted(p.prompt for p in typed)
+    # Every demo prompt leads to the entry it was sent as.
+    entries = {str(row[4]).rsplit("#entry-", 1)[1] for row in rows}
+    assert entries == {p.entry_id for p in typed}
+    assert crawl(site) == []
     again = build_site(BuildConfig(out=site, demo=True, jobs=1))
     assert not again.changed
 

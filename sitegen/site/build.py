@@ -318,9 +318,9 @@ def _update_prompts(
     from sitegen.site.prompts import update_prompts
 
     if config.demo:
-        from sitegen.history.demo import demo_history
+        from sitegen.site.demo_history import demo_history
 
-        stores = [demo_history(pi_dirs, config.out / OWNER_MARK / "demo")]
+        stores = [demo_history(config.out / OWNER_MARK / "demo")]
     else:
         stores = history_stores(pi_dirs)
     return update_prompts(
