@@ -27,6 +27,7 @@
     shell: "shell",
     summary: "summaries",
     custom: "custom messages",
+    prompt: "prompts of the prompt history",
     title: "session titles"
   };
 

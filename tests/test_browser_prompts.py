@@ -143,7 +143,17 @@ def test_prompts_are_their_own_kind_in_the_site_search(browser: Browser, site: P
     assert results.first.locator(".result-kind").inner_text().startswith("prompt · ")
     link = results.first.locator("a.result-title")
     assert link.inner_text() == "Prompt history"
-    assert (link.get_attribute("href") or "").startswith("prompts.html#entry-p")
+    assert (link.get_attribute("href") or "").startswith("prompts.html?q=number1234#entry-p")
+    # The role filter keeps prompts alone, or leaves them out.
+    page.select_option("#search-role", "prompt")
+    page.wait_for_function(
+        "() => /prompts of the prompt history/.test(document.getElementById('search-status').textContent)"
+    )
+    assert page.locator("#search-results li .result-kind").all_inner_texts()[0].startswith("prompt")
+    page.select_option("#search-role", "user")
+    page.wait_for_function("() => /the user/.test(document.getElementById('search-status').textContent)")
+    assert page.locator("#search-results li").count() == 0
+    page.select_option("#search-role", "")
     # Their shared title names no prompt: a query for it lists none of the page's parts.
     page.locator("#search-query").fill("prompt history")
     page.locator("#search-status").filter(has_text="for “prompt history”").wait_for()

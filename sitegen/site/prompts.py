@@ -45,7 +45,7 @@ _STATE = ".sitegen/prompts/state.json"
 # The last good read of each store, shown while the store is locked.
 _CACHE_DIR = ".sitegen/prompts"
 # Bump when the data or the state change shape: the next build then writes the page again.
-FORMAT = 1
+FORMAT = 2
 # Characters of a prompt the page shows; the rest is left in the store (the page says how much).
 DISPLAY_CHARS = 20_000
 # The newest prompts are in the page itself: readable without JavaScript, and at once.
@@ -71,8 +71,10 @@ class PromptsResult:
     changed: bool = False
 
 
-def _document() -> SearchDocInfo:
-    return SearchDocInfo(SEARCH_TITLE, "", PAGE, title_searched=False)
+def _document(newest_s: int | None) -> SearchDocInfo:
+    """A chunk's search document, dated by its newest prompt (the search's date filter reads it)."""
+    time_ms = newest_s * 1000 if newest_s is not None else None
+    return SearchDocInfo(SEARCH_TITLE, "", PAGE, time_ms=time_ms, title_searched=False)
 
 
 def _store_tag(path: Path) -> str:
@@ -280,7 +282,8 @@ def update_prompts(
     links = _links_digest(records, problem_count, assets) if sessions_changed or not state else state.get("links")
     if _unchanged(site_dir, state, fingerprints, links):
         result.problems = [(str(path), str(message)) for path, message in state["problems"]]
-        result.documents = {prompt_search_key(name): _document() for name in state["chunks"]}
+        newest = state["newest"]
+        result.documents = {prompt_search_key(n): _document(t) for n, t in zip(state["chunks"], newest, strict=True)}
         result.count, result.latest = state["count"], state["latest"]
         return result
     result.changed = True
@@ -312,7 +315,8 @@ def update_prompts(
             result.indexed.update(indexed)
     starts = range(0, len(names), SEGMENT_CHUNKS)
     index_script = _write_index(site_dir, payload, [segments[",".join(names[s : s + SEGMENT_CHUNKS])] for s in starts])
-    result.documents = {prompt_search_key(name): _document() for name in names}
+    newest = [max((row[1] for row in rows if row[1] is not None), default=None) for rows in chunks]
+    result.documents = {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True)}
     result.count = sum(len(rows) for rows in chunks)
     result.latest = snippet(shown[0].text) if shown else ""
     page = _Page(index_script, shown, result.count, reads, looked)
@@ -328,6 +332,7 @@ def update_prompts(
         "links": links,
         "problems": result.problems,
         "chunks": names,
+        "newest": newest,
         "segments": segments,
         "count": result.count,
         "latest": result.latest,
