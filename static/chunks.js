@@ -1,6 +1,7 @@
 /* sitegen session page: a long page ships its entries past the first screen as raw text, which the browser
    only scans, so the page shows and answers at once. The chunks go into the page in the background, and
-   at once where the reader goes: a link or tree row (its own chunk), find and print (all of them). */
+   at once where the reader goes: a link or tree row (its own chunk), find (those holding a match) and
+   print (all of them). */
 (function () {
   "use strict";
 
@@ -60,6 +61,34 @@
     }
   }
 
+  // The text of a chunk as the page would show it: its markup without tags, the entities our escaping
+  // writes decoded. Only to tell whether a chunk can hold a match.
+  var ENTITY = /&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos|nbsp));/g;
+  var NAMED = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+
+  function decodeEntity(whole, decimal, hex, name) {
+    if (name) {
+      return NAMED[name];
+    }
+    var code = parseInt(decimal || hex, decimal ? 10 : 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  }
+
+  function plainText(html) {
+    return html.replace(/<[^>]*>/g, "").replace(ENTITY, decodeEntity);
+  }
+
+  // Put in the chunks whose text matches `pattern` (find): the others cannot hold a match, so a search
+  // of a long page builds only what it finds instead of every entry.
+  function withText(pattern) {
+    var matching = pending.filter(function (script) {
+      pattern.lastIndex = 0;
+      return pattern.test(plainText(script.textContent));
+    });
+    matching.forEach(materialize);
+    return matching.length;
+  }
+
   function all() {
     while (pending.length) {
       materialize(pending[0]);
@@ -73,9 +102,26 @@
       return window.setTimeout(callback, 16);
     };
 
+  // A chunk going in above what the reader looks at would push it down: the view moves with it.
+  function materializeKeepingView(script) {
+    // The first thing after it with a box (the chunks still to come have none).
+    var after = script.nextElementSibling;
+    while (after && after.tagName === "SCRIPT") {
+      after = after.nextElementSibling;
+    }
+    var top = after ? after.getBoundingClientRect().top : Infinity;
+    materialize(script);
+    if (after && top < window.innerHeight) {
+      var moved = after.getBoundingClientRect().top - top;
+      if (moved) {
+        window.scrollBy(0, moved);
+      }
+    }
+  }
+
   function step() {
     if (pending.length) {
-      materialize(pending[0]);
+      materializeKeepingView(pending[0]);
       idle(step, { timeout: 250 });
     }
   }
@@ -91,6 +137,7 @@
   window.sitegenChunks = {
     links: links,
     ensure: ensure,
+    withText: withText,
     all: all,
     complete: function () {
       return pending.length === 0;

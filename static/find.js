@@ -81,10 +81,6 @@
 
   function buildIndex() {
     var units = [];
-    // A long page puts its later entries in as it goes: find looks through all of them.
-    if (window.sitegenChunks) {
-      window.sitegenChunks.all();
-    }
     // The closed sections under the header first: the system prompt and tool list are text the model saw.
     var headerParts = doc.querySelectorAll(
       ".page-details details.system-prompt, .page-details details.tool-list, .page-details details.buffer"
@@ -182,10 +178,15 @@
       setStatus("");
       return;
     }
+    var pattern = new RegExp(escapeRegExp(query), "gi");
+    // A long page puts its later entries in as it goes: those not in yet that hold a match come in now
+    // (and make the index stale); the rest cannot match.
+    if (window.sitegenChunks && !window.sitegenChunks.complete()) {
+      window.sitegenChunks.withText(new RegExp(escapeRegExp(query), "i"));
+    }
     if (findIndex === null) {
       findIndex = buildIndex();
     }
-    var pattern = new RegExp(escapeRegExp(query), "gi");
     for (var u = 0; u < findIndex.length; u++) {
       var unit = findIndex[u];
       pattern.lastIndex = 0;

@@ -107,6 +107,36 @@ def test_find_reaches_the_last_entry(opened: tuple[Page, PageWatch]) -> None:
     assert_clean(watch)
 
 
+def test_find_puts_in_only_the_chunks_that_hold_a_match(browser: Browser, page_file: Path) -> None:
+    # No idle time for the background to use: every chunk stays text until something needs it.
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("window.requestIdleCallback = function () { return 0; };")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(page_file.resolve().as_uri())
+    before, matched, after, found = page.evaluate(
+        """() => {
+            const pending = () => document.querySelectorAll('script[type="text/x-sitegen-entries"]').length;
+            const before = pending();
+            const matched = window.sitegenChunks.withText(/zz_step_59\\d_zz/i);
+            const found = [...Array(10).keys()].every(n => document.getElementById('entry-u059' + n));
+            return [before, matched, pending(), found];
+        }"""
+    )
+    # Steps 590-599 are in one or two chunks of 64 entries; the others stay text until needed.
+    assert before > 20 and 1 <= matched <= 2 and after == before - matched
+    assert found
+    # Find does the same: a word of one late entry, and the count is still exact.
+    page.locator("#find").fill("ZZ_STEP_420_ZZ")
+    page.wait_for_function("() => document.getElementById('find-status').textContent === '1 of 1'")
+    assert page.evaluate(
+        "() => document.querySelectorAll('script[type=\"text/x-sitegen-entries\"]').length"
+    ) == after - 1
+    assert errors == []
+    context.close()
+
+
 def test_print_has_every_entry(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
