@@ -20,7 +20,9 @@ MATCH_WINDOW_MS = 10 * 60 * 1000
 
 def prompt_key(text: str) -> str:
     """What a prompt and a user message are matched by: their words, whitespace aside."""
-    words = " ".join(text.split())
+    # Most prompts are one line with single spaces: nothing to collapse.
+    plain = "  " not in text and "\n" not in text and "\t" not in text and "\r" not in text and text.strip() == text
+    words = text if plain and text.isprintable() else " ".join(text.split())
     return hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 

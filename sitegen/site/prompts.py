@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from sitegen.site.sources import project_slug
 from sitegen.titles import clip, snippet
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, Future
+    from concurrent.futures import Executor
 
 __all__ = ["PAGE", "PromptsResult", "update_prompts"]
 
@@ -157,16 +158,14 @@ class _RowMaker:
         ]
 
 
-def _chunks(reads: Sequence[StoreRead], records: Sequence[SessionRecord]) -> list[list[list[Any]]]:
+def _chunks(reads: Sequence[StoreRead], records: Sequence[SessionRecord]) -> Iterator[list[list[Any]]]:
     """Each store's rows in id order, in chunks of CHUNK_PROMPTS; a chunk holds one store's
     prompts, so a store that grows changes only its last chunk."""
     maker = _RowMaker(records)
-    chunks: list[list[list[Any]]] = []
     for read in reads:
         tag = "p" + _store_tag(read.path)
-        rows = [maker.row(tag, prompt) for prompt in read.prompts]
-        chunks.extend(rows[start : start + CHUNK_PROMPTS] for start in range(0, len(rows), CHUNK_PROMPTS))
-    return chunks
+        for start in range(0, len(read.prompts), CHUNK_PROMPTS):
+            yield [maker.row(tag, prompt) for prompt in read.prompts[start : start + CHUNK_PROMPTS]]
 
 
 def _newest_first(times: dict[int, int | None]) -> list[int]:
@@ -290,27 +289,39 @@ def update_prompts(
     old_stores = state.get("stores", {})
     reads = [_read(site_dir, store, old_stores.get(str(store)) != fingerprints[str(store)]) for store in stores]
     result.problems = [(str(read.path), problem) for read in reads for problem in read.problems]
-    chunks = _chunks(reads, records)
-    payloads = [orjson.dumps(rows) for rows in chunks]
-    names = [chunk_name(payload) for payload in payloads]
     old_segments = state.get("segments", {})
+    total = sum(len(read.prompts) for read in reads)
+    # A first build of a large history hands each segment to a worker as soon as its rows are made.
+    expected = -(-total // (CHUNK_PROMPTS * SEGMENT_CHUNKS)) if not old_segments else 0
+    chunks: list[list[list[Any]]] = []
+    names: list[str] = []
     segments: dict[str, list[Any]] = {}
-    pending: list[tuple[str, SegmentJob]] = []
-    for start in range(0, len(names), SEGMENT_CHUNKS):
-        members = ",".join(names[start : start + SEGMENT_CHUNKS])
-        known = old_segments.get(members)
-        if known is not None and all(_built(site_dir, name) for name in names[start : start + SEGMENT_CHUNKS]):
-            segments[members] = known
-        else:
-            pending.append((members, SegmentJob(str(site_dir), payloads[start : start + SEGMENT_CHUNKS])))
-    with _pool(jobs, len(pending)) as pool:
-        futures: list[Future[Any]] = []
-        if pool is not None:
-            futures = [pool.submit(build_segment, job) for _, job in pending]
+    waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
+    with _pool(jobs, expected) as pool:
+
+        def segment(start: int, payloads: list[bytes]) -> None:
+            members = ",".join(names[start:])
+            known = old_segments.get(members)
+            if known is not None and all(_built(site_dir, name) for name in names[start:]):
+                segments[members] = known
+                return
+            job = SegmentJob(str(site_dir), payloads)
+            waiting.append((members, pool.submit(build_segment, job) if pool is not None else job))
+
+        payloads: list[bytes] = []
+        for rows in _chunks(reads, records):
+            chunks.append(rows)
+            payloads.append(orjson.dumps(rows))
+            names.append(chunk_name(payloads[-1]))
+            if len(payloads) == SEGMENT_CHUNKS:
+                segment(len(names) - SEGMENT_CHUNKS, payloads)
+                payloads = []
+        if payloads:
+            segment(len(names) - len(payloads), payloads)
         # While the workers index: the order of the prompts and the newest of them for the page.
         payload, shown = _layout(chunks, names)
-        for number, (members, job) in enumerate(pending):
-            _, shards, indexed = futures[number].result() if pool is not None else build_segment(job)
+        for members, work in waiting:
+            _, shards, indexed = work.result() if isinstance(work, Future) else build_segment(work)
             segments[members] = shards
             result.indexed.update(indexed)
     starts = range(0, len(names), SEGMENT_CHUNKS)
