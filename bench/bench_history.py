@@ -96,7 +96,7 @@ def browser_figures(site: Path) -> None:
         page.locator("#prompt-status").filter(has_text="All ").wait_for()
         started = time.perf_counter()
         page.mouse.wheel(0, 100_000)
-        page.wait_for_function("() => document.querySelectorAll('.prompt').length > 200")
+        page.wait_for_function("() => document.querySelectorAll('.prompt').length >= 200")
         print(f"  scroll past the first 100: {time.perf_counter() - started:.2f} s")
         if watch.errors:
             print(f"  page errors: {watch.errors}")
