@@ -241,9 +241,16 @@ _TEXT = "ab z09_-.\n…—✓│\u0307éßÜ中文锁テス한\U00020000\u212a\u
 @example("a" * 33 + "…ok " + "b" * 32 + "—c")
 @example("naïve—café … \ud800 lone")
 @example("修复登录错误 锁 v2版本")
+@example("㐀\ufa6e")  # an unassigned code point inside the CJK ranges is no letter: it ends the run
 def test_counted_terms_are_exactly_the_tokens(sample: str) -> None:
-    # The index holds the query terms, and every character of a CJK run long enough to be cut into pairs.
-    runs = re.findall(f"[{search._CJK_CHARACTERS}]{{2,}}", sample.lower())
+    # The index holds the query terms, and every character of a CJK run long enough to be cut into pairs;
+    # a run is of letters and digits, so what the ranges hold that is neither (unassigned) ends it.
+    runs = [
+        piece
+        for run in re.findall(f"[{search._CJK_CHARACTERS}]+", sample.lower())
+        for piece in re.split(r"\W", run)
+        if len(piece) >= 2
+    ]
     assert sorted(search._indexed_terms(sample)) == sorted(tokenize(sample) + [char for run in runs for char in run])
     assert sorted(search._term_counts(sample).elements()) == sorted(search._indexed_terms(sample))
 
