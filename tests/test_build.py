@@ -501,6 +501,9 @@ def test_demo_build_has_pi_and_odek_sessions(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     pages = list(site.glob("sessions/*/*.html"))
     assert any("odek" in str(p) for p in pages) and len(pages) >= 8
+    # An odek session has no working directory: its page's way back names the project it is listed in.
+    odek_page = next(p for p in pages if "odek" in p.parent.name).read_text(encoding="utf-8")
+    assert '.html">odek</a>' in odek_page and '.html">project</a>' not in odek_page
     assert crawl(site) == []
     shutil.rmtree(site)
 
