@@ -30,6 +30,7 @@ def _lexers_table() -> dict[str, Any]:
     table: dict[str, Any] = LEXERS
     return table
 
+
 __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
 
 # Past this many characters a block is shown as plain text: pygments is slow on huge inputs
@@ -39,9 +40,7 @@ HIGHLIGHT_LIMIT = 16_000
 
 @cache
 def _builtin_aliases() -> frozenset[str]:
-    return frozenset(
-        alias for _module, _name, aliases, _files, _mimes in _lexers_table().values() for alias in aliases
-    )
+    return frozenset(alias for _module, _name, aliases, _files, _mimes in _lexers_table().values() for alias in aliases)
 
 
 @lru_cache(maxsize=512)
@@ -93,7 +92,7 @@ _OPEN, _CLASS_END, _CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
 def format_tokens(lexer: Lexer, text: str) -> str:
     """Class-based HTML like pygments' HtmlFormatter, but leaner: plain text and whitespace get no
     span and runs of one class are merged, which halves the size of highlighted pages."""
-    from sitegen.render.lexing import lex, lex_at
+    from sitegen.render.lexing import lex
 
     if _OPEN in text or _CLASS_END in text or _CLOSE in text:
         return _format_runs(lex(lexer, text))
@@ -101,7 +100,7 @@ def format_tokens(lexer: Lexer, text: str) -> str:
     append = out.append
     current = ""
     classes = _classes
-    for _pos, token, value in lex_at(lexer, text):
+    for token, value in lex(lexer, text):
         css = classes.get(token)
         if css is None:
             css = classes[token] = _css_class(token)

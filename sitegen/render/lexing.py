@@ -17,13 +17,14 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer, RegexLexerMeta
 from pygments.token import Error, Whitespace, _TokenType
 
-__all__ = ["lex", "lex_at", "prepare_lexer_class"]
+__all__ = ["lex", "prepare_lexer_class"]
 
 # The regex parser the re module compiles with (private, untyped): it reads a rule's first characters.
 sre: Any = importlib.import_module("re._constants")
@@ -52,16 +53,24 @@ class _Choice:
     """The rules that can match at a character, in order, and once busy their joined pattern and
     the rule of each of its groups."""
 
-    __slots__ = ("joined", "rules", "rules_by_group", "uses")
+    __slots__ = ("join_at", "joined", "rules", "rules_by_group", "uses")
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules = rules
         self.joined: Callable[[str, int], re.Match[str] | None] | None = None
         self.rules_by_group: dict[int, Rule] = {}
         self.uses = 0
+        # A lone rule needs no joined pattern: its own match takes the driver's fast path at once.
+        self.join_at = 1 if len(rules) == 1 else JOIN_AFTER
 
     def join(self) -> None:
-        joined = _join(self.rules) if len(self.rules) > 1 else None
+        if len(self.rules) == 1:
+            rule = self.rules[0]
+            self.joined = _compiled(rule[0]).match
+            # Whatever group matched last, the rule is the one.
+            self.rules_by_group = defaultdict(lambda: rule)
+            return
+        joined = _join(self.rules) if self.rules else None
         if joined is not None:
             self.joined, self.rules_by_group = joined
 
@@ -373,25 +382,23 @@ def _machine(lexer: RegexLexer) -> dict[str, _State]:
     return machine
 
 
-def lex(lexer: Lexer, text: str) -> Iterator[Token]:
+def lex(lexer: Lexer, text: str) -> Iterable[Token]:
     """The (token type, text) pairs lexer.get_tokens(text) gives, sooner for regex lexers."""
-    for _pos, token, value in lex_at(lexer, text):
-        yield token, value
-
-
-def lex_at(lexer: Lexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
-    """lex(lexer, text) with each token's position (-1 from lexers with their own tokenizer)."""
     own_tokenizer = type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
     if not isinstance(lexer, RegexLexer) or own_tokenizer or lexer.filters:
-        return ((-1, token, value) for token, value in lexer.get_tokens(text))
+        return lexer.get_tokens(text)
     return _run(lexer, lexer._preprocess_lexer_input(text))  # type: ignore[attr-defined]
 
 
-def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
-    """RegexLexer's state machine over the dispatched states; the same tokens, in the same order."""
+def _run(lexer: RegexLexer, text: str) -> list[Token]:
+    """RegexLexer's state machine over the dispatched states; the same tokens, in the same order.
+    A list rather than a generator: a token is a regex call and a few steps, and resuming a generator
+    per token was a third of the time."""
     machine = _machine(lexer)
     stack = ["root"]
     state = machine["root"]
+    tokens: list[Token] = []
+    append = tokens.append
     pos = 0
     end = len(text)
     while True:
@@ -407,6 +414,13 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
                 m = joined(text, pos)
                 if m is not None:
                     rule = choice.rules_by_group[m.lastindex]  # type: ignore[index]
+                    action = rule[1]
+                    # The common case first: a plain token that stays in the state.
+                    if rule[2] is None and type(action) is _TokenType:
+                        stop = m.end()
+                        append((action, text[pos:stop]))
+                        pos = stop
+                        continue
             else:
                 for candidate in choice.rules:
                     m = candidate[0](text, pos)
@@ -414,7 +428,7 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
                         rule = candidate
                         break
                 choice.uses += 1
-                if choice.uses == JOIN_AFTER:
+                if choice.uses == choice.join_at:
                     choice.join()
         else:
             for candidate in state.rules:
@@ -427,23 +441,22 @@ def _run(lexer: RegexLexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
                 state.dispatch()
         if rule is None or m is None:
             if pos >= end:
-                return
+                return tokens
             if text[pos] == "\n":  # at the end of a line an unmatched state falls back to root
                 stack = ["root"]
                 state = machine["root"]
-                yield pos, Whitespace, "\n"
+                append((Whitespace, "\n"))
             else:
-                yield pos, Error, text[pos]
+                append((Error, text[pos]))
             pos += 1
             continue
         match_rule, action, new_state = rule
         if action is not None:
             if type(action) is _TokenType:
-                start, stop = m.span(m.lastindex) if joined is not None else m.span()  # type: ignore[arg-type]
-                yield pos, action, text[start:stop]
+                append((action, m.group()))
             else:
                 own = match_rule(text, pos) if joined is not None else m
-                yield from action(lexer, own)
+                tokens.extend((token, value) for _pos, token, value in action(lexer, own))
         pos = m.end()
         if new_state is not None:
             if type(new_state) is tuple:
