@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from sitegen.gcpause import heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
+from sitegen.render.entries import entry_html, format_time, format_tokens
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
@@ -43,7 +43,7 @@ from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
-__all__ = ["PageOptions", "PageRenderer", "asset_text", "template_environment"]
+__all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
 
 # Below this weight (_weight's units: about 70 ms of rendering in one process) a forked second
 # process saves too little to be worth starting.
@@ -114,6 +114,7 @@ class EntryContext:
     """Lookups the entry macros need, for the page itself or an embedded subagent (prefix set)."""
 
     tool_view: Callable[[ToolCall], ToolView]
+    markdown: Callable[[str], Markup]
     parents: dict[str, str | None]
     on_path: set[str]
     labels: dict[str, str]
@@ -204,32 +205,6 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
-# The seconds of years 1 to 9999 (datetime's range); a timestamp outside them is shown as unknown.
-_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
-
-
-def format_time(ms: int | None) -> str:
-    """A UTC time to the second; time.gmtime is a third of datetime's cost, and a page formats
-    two times per entry."""
-    if ms is None:
-        return ""
-    seconds = ms // 1000
-    if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
-        return ""
-    try:
-        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
-    except (OSError, OverflowError, ValueError):  # Windows' gmtime refuses times before 1970
-        return ""
-
-
-def format_tokens(count: int) -> str:
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    if count >= 10_000:
-        return f"{count / 1000:.0f}k"
-    return f"{count:,}"
-
-
 class PageRenderer:
     """Holds the template environment and the caches that may be shared across many pages."""
 
@@ -255,10 +230,10 @@ class PageRenderer:
             tool_card=tool_card,
             folded=folded,
             images=images,
+            entry=entry_html,
         )
         self._page = self.env.get_template("page.html.j2")
         self._nested = self.env.get_template("nested.html.j2")
-        self._conversation = self.env.get_template("conversation.html.j2")
 
     def render(self, transcript: Transcript, options: PageOptions | None = None) -> str:
         """The whole page as one string (tests, small pages); write() streams it instead."""
@@ -300,6 +275,7 @@ class PageRenderer:
         nodes = [node for node in transcript.path_nodes() if node.id not in paired]
         ctx = EntryContext(
             tool_view=lambda call: self.tool_view(call, resolver, transcript.cwd),
+            markdown=self.markdown.render,
             parents=transcript.tree.parent,
             on_path=set(),
             labels=transcript.tree.labels,
@@ -319,6 +295,7 @@ class PageRenderer:
         nodes = [transcript.by_id[entry_id] for entry_id, _ in order]
         ctx = EntryContext(
             tool_view=lambda call: self.tool_view(call, resolver, transcript.cwd),
+            markdown=self.markdown.render,
             parents=tree.parent,
             on_path=on_path,
             labels=tree.labels,
@@ -339,7 +316,9 @@ class PageRenderer:
                 end = start + (LAZY_CHUNK_NODES if deferred else CHUNK_NODES)
                 if not deferred and lazy:
                     end = min(end, CHUNK_NODES - at)
-                html = _html_bytes(self._conversation.render(nodes=part[start:end], paired=paired, ctx=ctx))
+                html = _html_bytes(
+                    "".join([f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired])
+                )
                 yield _deferred(html, at + start) if deferred else html
                 start = end
 
@@ -379,10 +358,11 @@ class PageRenderer:
         tree_nav = tree_rows(transcript, order, on_path)
         branches = branch_links(transcript, order, on_path) if not options.branch_only else []
         file_totals = transcript.totals()
-        scripts = [asset_text(name) for name in PAGE_SCRIPTS]
-        styles = [asset_text(name) for name in PAGE_STYLES]
-        theme_js = asset_text("theme.js")
         inline = options.inline_assets
+        # A site page links its assets: their text is read only for a page that carries them.
+        scripts = [asset_text(name) for name in PAGE_SCRIPTS] if inline else ["" for _ in PAGE_SCRIPTS]
+        styles = [asset_text(name) for name in PAGE_STYLES] if inline else ["" for _ in PAGE_STYLES]
+        theme_js = asset_text("theme.js") if inline else ""
         csp = _content_security_policy(styles if inline else None, [theme_js, *scripts] if inline else None)
         # Rendered around a slot for the conversation, which is streamed in its place. The slot is
         # random so that no session text can contain it.
@@ -410,9 +390,7 @@ class PageRenderer:
         return head, tail
 
     def _warm_up(self, nodes: list[Node]) -> None:
-        """Compile the entry templates and the lexers the page needs before forking, so the two
-        processes do not both pay for it."""
-        self.env.get_template("_entry.html.j2")
+        """Compile the lexers the page needs before forking, so the two processes do not both pay for it."""
         paths = {
             path
             for node in nodes

@@ -7,7 +7,7 @@ import logging
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import ParamSpec, TypeVar
 
@@ -106,7 +106,13 @@ def _options(job: RenderJob, page: str) -> PageOptions:
 def _day(ms: int | None) -> str:
     if ms is None:
         return "unknown"
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
+    # By the day's number: thousands of messages share a few days, and datetime is slow to make.
+    return _day_of(int(ms // 86_400_000))
+
+
+@lru_cache(maxsize=4096)
+def _day_of(number: int) -> str:
+    return datetime.fromtimestamp(number * 86_400, UTC).strftime("%Y-%m-%d")
 
 
 def _usage_key(transcript: Transcript, node: Node) -> str:
@@ -193,10 +199,11 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         # agent:// URLs name a top-level output by its plain id.
         pages.setdefault(sidecar.id, page)
     fragments = _fragments()
+    naming = _agent_results(transcript)
     for sidecar in sidecars:
         page = pages[sidecar.qualified_id]
         options = _options(job, page)
-        back = relative_url(page, job.page) + _call_anchor(transcript, sidecar.id)
+        back = relative_url(page, job.page) + _call_anchor(naming, sidecar.id)
         options.parent_link = (f"Started by the task call in {shorten(transcript.display_title, 60)}", back)
         options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
         # A session that grew renders its own page again, not its subagents' unchanged transcripts.
@@ -229,12 +236,24 @@ def _write_page(job: RenderJob, transcript: Transcript, options: PageOptions, si
     files.prune()
 
 
-def _call_anchor(transcript: Transcript, agent_id: str) -> str:
+def _agent_results(transcript: Transcript) -> list[tuple[str, list[str]]]:
+    """(entry id, texts) of the tool results that name an agent:// URL, in file order: looked through
+    once per session rather than once per subagent."""
+    naming = []
+    for node in transcript.nodes:
+        if node.result is not None:
+            texts = [part.text for part in node.result.parts]
+            if any("agent://" in text for text in texts):
+                naming.append((node.id, texts))
+    return naming
+
+
+def _call_anchor(naming: list[tuple[str, list[str]]], agent_id: str) -> str:
     """#entry-<id> of the tool result that names agent://<id>, so the back link lands on the call."""
     needle = f"agent://{agent_id}"
-    for node in transcript.nodes:
-        if node.result is not None and any(needle in part.text for part in node.result.parts):
-            return f"#entry-{node.id}"
+    for entry_id, texts in naming:
+        if any(needle in text for text in texts):
+            return f"#entry-{entry_id}"
     return ""
 
 

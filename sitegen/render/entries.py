@@ -1,0 +1,309 @@
+"""One conversation entry as HTML, built in Python: the most frequent markup of a page.
+
+As a jinja macro, an entry cost more in calls and attribute lookups than in markup. entry_html gives
+exactly what templates/_entry.html.j2's `entry` macro gave (tests/test_entries.py holds it to the
+macro, kept in tests/fixtures/entry_macros.html.j2). Every value is escaped as jinja's autoescape
+does, unless it is Markup already.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from jinja2.filters import do_int
+from markupsafe import Markup, escape, soft_str
+
+from sitegen.render.ansi import ansi_to_html
+from sitegen.render.cards import CardContext, folded, images, tool_card
+from sitegen.render.text import escape_text, fold_text
+from sitegen.render.tools import ToolView, image_view
+from sitegen.transcript.model import Node, ToolCall
+
+__all__ = ["EntryLookups", "entry_html", "format_time", "format_tokens"]
+
+# Entries shown as a one-line marker rather than a message.
+MARKER_KINDS = frozenset(
+    ("model_change", "thinking_change", "mode_change", "rule_injection", "label", "title", "notice", "custom")
+)
+_ROLES = {
+    "user": "User",
+    "assistant": "Assistant",
+    "tool_result": "Tool result",
+    "compaction": "Compaction",
+    "branch_summary": "Branch summary",
+    "session_init": "Session init",
+}
+_TEXT_KINDS = frozenset(("text", "thinking", "image"))
+
+# The seconds of years 1 to 9999 (datetime's range); a timestamp outside them is shown as unknown.
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+
+
+def format_time(ms: int | None) -> str:
+    """A UTC time to the second; time.gmtime is a third of datetime's cost, and a page formats
+    two times per entry."""
+    if ms is None:
+        return ""
+    seconds = ms // 1000
+    if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
+        return ""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+    except (OSError, OverflowError, ValueError):  # Windows' gmtime refuses times before 1970
+        return ""
+
+
+def format_tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    return f"{count:,}"
+
+
+class EntryLookups(CardContext, Protocol):
+    """What an entry needs of its page (sitegen.render.page.EntryContext)."""
+
+    @property
+    def tool_view(self) -> Callable[[ToolCall], ToolView]: ...
+    @property
+    def markdown(self) -> Callable[[str], Markup]: ...
+    @property
+    def messages(self) -> set[str]: ...
+    @property
+    def kept_marks(self) -> Mapping[str, str]: ...
+    @property
+    def kept_names(self) -> Mapping[str, str]: ...
+    @property
+    def system_prompt(self) -> str | None: ...
+    def usage_attr(self, node: Node) -> str: ...
+
+
+def _parts_body(node: Node, ctx: EntryLookups) -> str:
+    out = []
+    md = ctx.markdown
+    for part in node.parts:
+        kind = part.kind
+        if kind == "text":
+            out.append(f'<div class="md">{md(part.text)}</div>\n')
+        elif kind == "thinking":
+            if part.text.strip():
+                html = md(part.text)
+                out.append(
+                    f'<details class="thinking"><summary>Thinking</summary><div class="md">{html}</div></details>'
+                )
+        elif kind == "image":
+            out.append(f"{images([image_view(part)])}\n")
+        elif kind == "tool_call":
+            assert part.call is not None
+            out.append(f"{tool_card(ctx.tool_view(part.call), ctx)}\n")
+        else:
+            out.append(f'<pre class="other-block">{escape(part.text)}</pre>\n')
+    return "".join(out)
+
+
+def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
+    """<article ...> with the entry's id, classes and data attributes."""
+    entry_id = node.id
+    kind = node.kind
+    meta = node.meta
+    if ctx.prefix:
+        ident = f'id="{escape(ctx.prefix)}{escape(entry_id)}"'
+    else:
+        ident = f'id="entry-{escape(entry_id)}" data-parent="{escape(ctx.parents.get(entry_id) or "")}"'
+    classes = f"entry kind-{escape(kind)}"
+    if entry_id in ctx.messages:
+        classes += " msg"
+    if not ctx.prefix and entry_id not in ctx.on_path:
+        classes += " off-path"
+    if node.hidden:
+        classes += " is-hidden"
+    if kind == "assistant" and not any(part.kind in _TEXT_KINDS for part in node.parts):
+        classes += " tools-only"
+    out = [f'<article {ident} class="{classes}"']
+    if label:
+        out.append(f' data-label="{escape(label)}"')
+    if kind == "compaction" and meta.get("firstKeptEntryId"):
+        out.append(f' data-first-kept="{escape(meta.get("firstKeptEntryId"))}"')
+    if node.usage:
+        out.append(f' data-usage="{escape(ctx.usage_attr(node))}"')
+    calls = node.tool_calls
+    if calls:
+        out.append(f' data-calls="{len(calls)}"')
+    out.append(">\n")
+    if entry_id in ctx.kept_marks:
+        compaction = ctx.kept_marks[entry_id]
+        elsewhere = " kept-elsewhere" if not ctx.prefix and compaction not in ctx.on_path else ""
+        out.append(
+            f'<div class="kept-mark{elsewhere}" data-compaction="{escape(compaction)}"><span>Context kept after '
+            f'<a href="#entry-{escape(compaction)}">compaction</a> starts here</span></div>'
+        )
+    return "".join(out)
+
+
+def _marker(node: Node, ctx: EntryLookups, label: str | None) -> str:
+    kind = node.kind
+    meta = node.meta
+    out = [f'<div class="marker"><span class="marker-kind">{escape(meta.get("entryType") or kind)}</span>\n']
+    if kind == "model_change":
+        out.append(f" model → <strong>{escape(node.model)}</strong>")
+        role = meta.get("role")
+        if role and role != "default":
+            out.append(f" ({escape(role)})")
+    elif kind == "thinking_change":
+        out.append(f" thinking → <strong>{escape(meta.get('thinkingLevel'))}</strong>\n")
+    elif kind == "mode_change":
+        out.append(f" mode → <strong>{escape(meta.get('mode'))}</strong>\n")
+    elif kind == "rule_injection":
+        out.append(" rules: " + "".join(f"<code>{escape(rule)}</code> " for rule in meta.get("injectedRules") or []))
+    elif kind == "label":
+        target = escape(meta.get("targetId"))
+        out.append(f' {escape(meta.get("label") or "(label cleared)")} → <a href="#entry-{target}">{target}</a>\n')
+    elif kind == "title":
+        out.append(f" title → <strong>{escape(meta.get('name') or meta.get('title'))}</strong>\n")
+    elif kind == "custom":
+        out.append(f" {escape(meta.get('customType'))}\n")
+    out.append(f"<time>{format_time(node.time_ms)}</time>")
+    if label:
+        out.append(f' <span class="badge label">{escape(label)}</span>')
+    if not ctx.prefix:
+        out.append(f'<a class="permalink" href="#entry-{escape(node.id)}">#</a>')
+    if kind in ("custom", "notice") and meta.get("raw"):
+        out.append(
+            f'<details class="raw"><summary>data</summary><pre class="code">{escape_text(meta["raw"])}</pre></details>'
+        )
+    out.append("</div>\n")
+    return "".join(out)
+
+
+def _role(node: Node) -> Any:
+    kind = node.kind
+    if kind in _ROLES:
+        return _ROLES[kind]
+    if kind == "execution":
+        return f"{escape(node.meta.get('language'))} (user)"
+    if kind == "custom_message":
+        return escape(node.meta.get("customType") or "custom")
+    return escape(node.meta.get("entryType") or node.role or "entry")
+
+
+def _head(node: Node, ctx: EntryLookups, label: str | None) -> str:
+    out = [f'<header class="entry-head"><span class="role">{_role(node)}</span>']
+    if node.model:
+        out.append(f' <span class="model">{escape(node.model)}</span>')
+    out.append(f" <time>{format_time(node.time_ms)}</time>")
+    if label:
+        out.append(f' <span class="badge label">{escape(label)}</span>')
+    if node.hidden:
+        out.append(' <span class="badge">hidden from view</span>')
+    usage = node.usage
+    if usage:
+        cost = f" · ${usage.cost:.4f}" if usage.cost else ""
+        out.append(
+            f' <span class="usage">{format_tokens(usage.input)} in · {format_tokens(usage.output)} out{cost}</span>'
+        )
+    if not ctx.prefix:
+        out.append(f' <a class="permalink" href="#entry-{escape(node.id)}">#</a>')
+    out.append("</header>\n")
+    return "".join(out)
+
+
+def _output(text: Any) -> Markup:
+    return folded(fold_text(text, ansi_to_html), "code output")
+
+
+def _body(node: Node, ctx: EntryLookups) -> str:
+    kind = node.kind
+    meta = node.meta
+    md = ctx.markdown
+    if kind in ("user", "assistant", "custom_message"):
+        out = [_parts_body(node, ctx), "\n"]
+        if meta.get("errorMessage"):
+            reason = escape(meta.get("stopReason") or "error")
+            out.append(f'<p class="problem">{reason}: {escape(meta.get("errorMessage"))}</p>')
+        return "".join(out)
+    if kind == "tool_result":
+        result = node.result
+        assert result is not None
+        out = [f'<p class="orphan-result">{escape(result.tool_name)} result']
+        if result.call_id:
+            out.append(f" for call <code>{escape(result.call_id)}</code>")
+        if result.is_error:
+            out.append(' <span class="badge error">error</span>')
+        out.append("</p>\n")
+        for part in node.parts:
+            out.append(images([image_view(part)]) if part.kind == "image" else _output(part.text))
+        return "".join(out)
+    if kind == "execution":
+        out = [f'<pre class="code command">$ {escape(meta.get("command") or meta.get("code") or "")}</pre>\n']
+        output = meta.get("output")
+        if output:
+            out.append(f'<div class="tool-output terminal">{_output(soft_str(output))}</div>')
+        out.append('<p class="exec-status">')
+        exit_code = meta.get("exitCode")
+        if meta.get("cancelled"):
+            out.append("cancelled")
+        elif exit_code is not None:
+            fail = " exit-fail" if exit_code != 0 else ""
+            out.append(f'<span class="exit{fail}">exit {escape(exit_code)}</span>')
+        if meta.get("truncated"):
+            out.append(" · output truncated")
+        if meta.get("excludeFromContext"):
+            out.append(" · not sent to the model")
+        out.append("</p>\n")
+        return "".join(out)
+    if kind == "compaction":
+        out = ['<p class="compaction-info">']
+        if meta.get("tokensBefore"):
+            out.append(f"{format_tokens(do_int(meta.get('tokensBefore')))} tokens before compaction. ")
+        kept = meta.get("firstKeptEntryId")
+        if kept:
+            out.append("Kept from ")
+            if kept in ctx.kept_names:
+                out.append(f'<a class="kept-from" href="#entry-{escape(kept)}">{escape(ctx.kept_names[kept])}</a>')
+            else:
+                out.append(f"an entry that is not in this file (<code>{escape(kept)}</code>)")
+            out.append("; what came before it was summarised.")
+        out.append("</p>\n")
+        short = f": {escape(meta.get('shortSummary'))}" if meta.get("shortSummary") else ""
+        summary = md(soft_str(meta.get("summary") or ""))
+        out.append(
+            f'<details class="summary"><summary>Summary{short}</summary><div class="md">{summary}</div></details>\n'
+        )
+        return "".join(out)
+    if kind == "branch_summary":
+        start = f" at {escape(meta.get('fromId'))}" if meta.get("fromId") else ""
+        summary = md(soft_str(meta.get("summary") or ""))
+        return (
+            f'<details class="summary"><summary>Summary of the branch left{start}</summary>'
+            f'<div class="md">{summary}</div></details>\n'
+        )
+    if kind == "session_init":
+        prompt = meta.get("systemPrompt")
+        if prompt and prompt == ctx.system_prompt:
+            tools = meta.get("tools")
+            counted = f" and {len(tools)} tools" if tools else ""
+            out = [f'<p class="muted">System prompt{counted}: see the header.</p>\n']
+        else:
+            out = [
+                '<details class="summary"><summary>System prompt</summary>'
+                f'<pre class="code">{escape(prompt or "")}</pre></details>'
+            ]
+        if meta.get("task"):
+            task = escape(meta.get("task"))
+            out.append(f'<details class="summary"><summary>Task</summary><pre class="code">{task}</pre></details>')
+        return "".join(out)
+    raw = escape_text(meta.get("raw") or "")
+    name = escape(meta.get("entryType") or kind)
+    return f'<details class="raw" open><summary>{name}</summary><pre class="code">{raw}</pre></details>\n'
+
+
+def entry_html(node: Node, ctx: EntryLookups) -> Markup:
+    """One entry: an <article> with its head (or a marker line) and its body."""
+    label = ctx.labels.get(node.id)
+    opening = _opening(node, ctx, label)
+    if node.kind in MARKER_KINDS:
+        return Markup(f"{opening}{_marker(node, ctx, label)}</article>")
+    return Markup(f'{opening}{_head(node, ctx, label)}<div class="entry-body">\n{_body(node, ctx)}</div>\n</article>')
