@@ -44,7 +44,8 @@ __all__ = ["Measured", "pi_transcript_command", "run_measured", "sitegen_command
 
 @dataclass(slots=True)
 class Measured:
-    """One run of a command: wall time, peak summed RSS and PSS of its process tree, biggest process."""
+    """One run of a command: wall time, peak summed RSS and PSS of its process tree, biggest process,
+    and the CPU time of the whole tree (user + system, the command and every child it waited for)."""
 
     seconds: float
     tree_peak: int
@@ -53,6 +54,7 @@ class Measured:
     returncode: int
     stdout: str
     stderr: str
+    cpu: float = 0.0
 
 
 def _children(pid: int) -> list[int]:
@@ -148,6 +150,8 @@ def run_measured(command: Sequence[str], *, env: Mapping[str, str] | None = None
             returncode=process.returncode,
             stdout=out.read().decode(errors="replace"),
             stderr=err.read().decode(errors="replace"),
+            # Less bent than wall time on a machine shared with other work.
+            cpu=usage.ru_utime + usage.ru_stime,
         )
 
 

@@ -132,7 +132,7 @@ def test_real_source_files_give_pygments_tokens() -> None:
         ("python", stdlib / "textwrap.py"),
         ("javascript", ROOT / "static" / "page.js"),
         ("css", ROOT / "static" / "page.css"),
-        ("html+jinja", ROOT / "templates" / "_entry.html.j2"),
+        ("html+jinja", ROOT / "tests" / "fixtures" / "entry_macros.html.j2"),
     ]
     for alias, path in cases:
         text = path.read_text(encoding="utf-8")
