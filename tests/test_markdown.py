@@ -76,6 +76,23 @@ def test_prose_with_inline_code_and_snake_case_takes_the_fast_path() -> None:
     )
 
 
+# The fast path's test for markdown syntax as one regex (MULTILINE: ^ and $ at every line).
+MAYBE_MARKDOWN = re.compile(
+    r"[\\*\[\]<>|~&!\r\t\x00\x0b\x0c\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    r"|^ *(?:[-+*=]|\d{1,9}[.)])|^ {4}|^ {0,3}#|  $",
+    re.MULTILINE,
+)
+LINES = st.sampled_from(["a", " ", "  ", "\n", "-", "+", "*", "=", "1", "12.", "9)", "#", "    ", "\u2028", "\r", "é"])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(LINES, max_size=14).map("".join))
+def test_the_split_syntax_test_is_the_single_regex(text: str) -> None:
+    from sitegen.render.markdown import _maybe_markdown
+
+    assert _maybe_markdown(text) == bool(MAYBE_MARKDOWN.search(text))
+
+
 def test_plain_sentences_take_the_fast_path() -> None:
     text = "Please read the config, then explain why the build fails.\n\nThanks"
     assert MarkdownRenderer(Highlighter()).render(text) == (

@@ -23,12 +23,14 @@ _LINK_SCHEMES = re.compile(r"^(?:https?:|mailto:|#)", re.IGNORECASE)
 _IMAGE_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$", re.IGNORECASE)
 # Text that cannot contain markdown syntax but inline code: no other markup characters, no line that
 # could open a block (list, quote, heading, underline, indented code), no hard line break. Such text
-# (most messages) skips the parser; test_markdown checks the result equals markdown-it's.
-_MAYBE_MARKDOWN = re.compile(
+# (most messages) skips the parser; test_markdown checks the result equals markdown-it's. The test is
+# in parts the regex engine scans fast (a character class alone; a pattern that starts with a
+# newline, searched in the text after one) and the hard line break as substrings: as one alternation
+# of them all (tests/test_markdown.py keeps it), it was tried at every position of every message.
+_MARKUP_CHARACTER = re.compile(
     r"[\\*\[\]<>|~&!\r\t\x00\x0b\x0c\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-    r"|^ *(?:[-+*=]|\d{1,9}[.)])|^ {4}|^ {0,3}#|  $",
-    re.MULTILINE,
 )
+_BLOCK_START = re.compile(r"\n(?: *(?:[-+*=]|\d{1,9}[.)])| {4}| {0,3}#)")
 # Inline code in single backticks on one line. Where every backtick of a text is in such a pair (and
 # none is next to another), they pair up left to right as markdown's code spans do.
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -39,6 +41,9 @@ _BLANK_LINES = re.compile(r"\n[ ]*(?:\n[ ]*)+")
 # Blocks (quotes, lists) nested deeper than this are shown as preformatted text: markdown-it drops
 # what lies past its limit (commonmark's is 20, which a nested list of ten levels reaches).
 MAX_NESTING = 50
+
+# Markdown source whose rendering one renderer keeps for its later pages, in characters.
+CACHE_CHARS = 8_000_000
 
 # Past this size markdown is shown as preformatted text: parsing is linear, but a 5 MB
 # message is almost always a paste, not prose.
@@ -53,6 +58,10 @@ class MarkdownRenderer:
         self.highlighter = highlighter
         self.fragments = fragments
         self._parser: MarkdownIt | None = None
+        # Rendered texts by key, for every page this renderer makes (a subagent's answer is also the
+        # output its parent's task call shows), up to CACHE_CHARS of source text.
+        self._cache: dict[str, str] = {}
+        self._cached_chars = 0
 
     @property
     def _md(self) -> MarkdownIt:
@@ -90,14 +99,18 @@ class MarkdownRenderer:
             return Markup('<pre class="plain">') + escape(text) + Markup("</pre>")
         if _plain_but_code(text):
             return Markup(plain_paragraphs(text))
-        if self.fragments is None:
-            return Markup(self._render(text))
         # "#" cannot start a lexer alias: markdown fragments never meet highlighted ones.
         key = fragment_key("#markdown", text)
-        html = self.fragments.get(key)
+        html = self._cache.get(key)
+        if html is None and self.fragments is not None:
+            html = self.fragments.get(key)
         if html is None:
             html = self._render(text)
-        self.fragments.keep(key, html)
+            if self._cached_chars + len(text) <= CACHE_CHARS:
+                self._cache[key] = html
+                self._cached_chars += len(text)
+        if self.fragments is not None:
+            self.fragments.keep(key, html)
         return Markup(html)
 
     def _render(self, text: str) -> str:
@@ -120,7 +133,14 @@ def _plain_but_code(text: str) -> bool:
         if "``" in text:  # a longer backtick string: spans pair otherwise
             return False
         text = _CODE_SPAN.sub("x", text)
-    return "`" not in text and "_" not in text and not _MAYBE_MARKDOWN.search(text)
+    return "`" not in text and "_" not in text and not _maybe_markdown(text)
+
+
+def _maybe_markdown(text: str) -> bool:
+    """Whether a markup character, a line that could open a block, or a hard line break is in text."""
+    return bool(
+        _MARKUP_CHARACTER.search(text) or _BLOCK_START.search("\n" + text) or "  \n" in text or text.endswith("  ")
+    )
 
 
 def plain_paragraphs(text: str) -> str:
