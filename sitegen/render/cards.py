@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
-from sitegen.render.text import Folded, human_size
+from sitegen.render.text import Folded, html_escape, human_size
 from sitegen.render.tools import DiffLine, ImageView, ToolView
 
 __all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "tool_card"]
@@ -36,54 +36,56 @@ class CardContext(Protocol):
 
 def folded(f: Folded, cls: str) -> Markup:
     """A preview, and the rest folded behind a control that says how much it holds."""
-    css = escape(cls)
-    html = f'<pre class="{css}">{escape(f.head)}</pre>'
+    css = html_escape(cls)
+    html = f'<pre class="{css}">{html_escape(f.head)}</pre>'
     if f.rest:
         html += (
-            f'<details class="fold"><summary>{escape(f.summary)}</summary>'
-            f'<pre class="{css} rest">{escape(f.rest)}</pre></details>'
+            f'<details class="fold"><summary>{html_escape(f.summary)}</summary>'
+            f'<pre class="{css} rest">{html_escape(f.rest)}</pre></details>'
         )
     return Markup(html)
 
 
 def diff_lines(lines: Iterable[DiffLine]) -> Markup:
-    return Markup("".join(f'<span class="d-{escape(line.kind)}">{escape(line.text)}</span>\n' for line in lines))
+    return Markup(
+        "".join(f'<span class="d-{html_escape(line.kind)}">{html_escape(line.text)}</span>\n' for line in lines)
+    )
 
 
 def images(views: Iterable[ImageView]) -> Markup:
     out = []
     for image in views:
         if image.src:
-            out.append(
-                f'<img class="msg-image" src="{escape(image.src)}" alt="image ({escape(image.mime)})" loading="lazy">'
-            )
+            src, mime = html_escape(image.src), html_escape(image.mime)
+            out.append(f'<img class="msg-image" src="{src}" alt="image ({mime})" loading="lazy">')
         else:
-            out.append(f'<span class="image-missing">[{escape(image.note)}]</span>')
+            out.append(f'<span class="image-missing">[{html_escape(image.note)}]</span>')
     return Markup("".join(out))
 
 
 def result_attrs(entry_id: str, ctx: CardContext) -> Markup:
     """The id (and on the page itself, the parent) of an entry shown inside its call's card."""
     if ctx.prefix:
-        return Markup(f'id="{escape(ctx.prefix)}{escape(entry_id)}"')
-    return Markup(f'id="entry-{escape(entry_id)}" data-parent="{escape(ctx.parents.get(entry_id) or "")}"')
+        return Markup(f'id="{html_escape(ctx.prefix)}{html_escape(entry_id)}"')
+    return Markup(f'id="entry-{html_escape(entry_id)}" data-parent="{html_escape(ctx.parents.get(entry_id) or "")}"')
 
 
 def tool_card(v: ToolView, ctx: CardContext) -> Markup:
     """A tool call with its arguments, input, diff, result and attachments."""
+    kind, status, call = html_escape(v.kind), html_escape(v.status), html_escape(v.call_id)
     out = [
-        f'<section class="tool tool-{escape(v.kind)} status-{escape(v.status)}" data-call="{escape(v.call_id)}">\n'
-        f'<header class="tool-head"><span class="tool-name">{escape(v.name)}</span>'
+        f'<section class="tool tool-{kind} status-{status}" data-call="{call}">\n'
+        f'<header class="tool-head"><span class="tool-name">{html_escape(v.name)}</span>'
     ]
     if v.kind == "bash":
-        out.append(f' <code class="tool-summary">$ {escape(v.summary)}</code>')
+        out.append(f' <code class="tool-summary">$ {html_escape(v.summary)}</code>')
     elif v.summary:
-        out.append(f' <code class="tool-summary">{escape(v.summary)}</code>')
+        out.append(f' <code class="tool-summary">{html_escape(v.summary)}</code>')
     if v.diff_stat:
-        out.append(f' <span class="diff-stat">{escape(v.diff_stat)}</span>')
+        out.append(f' <span class="diff-stat">{html_escape(v.diff_stat)}</span>')
     if v.exit_code is not None:
         fail = " exit-fail" if v.exit_code != 0 else ""
-        out.append(f' <span class="exit{fail}">exit {escape(v.exit_code)}</span>')
+        out.append(f' <span class="exit{fail}">exit {html_escape(v.exit_code)}</span>')
     if v.status == "error":
         out.append(' <span class="badge error">error</span>')
     elif v.status == "pending":
@@ -92,14 +94,14 @@ def tool_card(v: ToolView, ctx: CardContext) -> Markup:
         for attachment in v.attachments:
             agent = attachment.label[8:]
             if agent in ctx.subagent_urls:
-                url = escape(ctx.subagent_urls[agent])
-                out.append(f' <a class="subagent-link" href="{url}">subagent page {escape(agent)}</a>')
+                url = html_escape(ctx.subagent_urls[agent])
+                out.append(f' <a class="subagent-link" href="{url}">subagent page {html_escape(agent)}</a>')
     out.append("</header>\n")
     if v.arguments:
         opened = " open" if v.kind == "generic" else ""
         out.append(
             f'<details class="tool-args"{opened}><summary>Arguments</summary>'
-            f'<pre class="code highlight">{escape(v.arguments)}</pre></details>'
+            f'<pre class="code highlight">{html_escape(v.arguments)}</pre></details>'
         )
     if v.input:
         out.append(f'<div class="tool-input">{folded(v.input, "code highlight")}</div>')
@@ -120,23 +122,25 @@ def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
     """The result part of a card: its frame (odek), output, images and attachments."""
     label = ctx.labels.get(result_id)
     off_path = " off-path" if not ctx.prefix and result_id not in ctx.on_path else ""
-    labelled = f' data-label="{escape(label)}"' if label else ""
+    labelled = f' data-label="{html_escape(label)}"' if label else ""
     out = [f'<div class="tool-result{off_path}" {result_attrs(result_id, ctx)}{labelled}>\n']
     if label:
-        out.append(f'<p class="result-head"><span class="badge label">{escape(label)}</span></p>')
+        out.append(f'<p class="result-head"><span class="badge label">{html_escape(label)}</span></p>')
     frame = v.frame
     if frame:
-        out.append(f'<div class="odek-frame"><p class="frame-head">TOOL RESULT: <code>{escape(frame.tool_name)}</code>')
+        out.append(
+            f'<div class="odek-frame"><p class="frame-head">TOOL RESULT: <code>{html_escape(frame.tool_name)}</code>'
+        )
         if frame.nonce:
-            out.append(f' <span class="muted">[{escape(frame.nonce)}]</span>')
+            out.append(f' <span class="muted">[{html_escape(frame.nonce)}]</span>')
         if frame.label:
-            out.append(f' <span class="frame-label">({escape(frame.label)})</span>')
+            out.append(f' <span class="frame-label">({html_escape(frame.label)})</span>')
         out.append("</p>\n")
         for segment in frame.segments:
             if segment.kind == "omitted":
-                out.append(f'<p class="omitted">… {escape(segment.note)} …</p>\n')
+                out.append(f'<p class="omitted">… {html_escape(segment.note)} …</p>\n')
             elif segment.kind == "untrusted":
-                source = f" from <code>{escape(segment.source)}</code>" if segment.source else ""
+                source = f" from <code>{html_escape(segment.source)}</code>" if segment.source else ""
                 unclosed = ' <span class="badge error">not closed</span>' if not segment.closed else ""
                 body = folded(segment.body, "code output") if segment.body is not None else ""
                 out.append(
@@ -152,18 +156,22 @@ def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
     out.append(f"{images(v.images)}\n")
     for attachment in v.attachments:
         # An output over the page's budget: loaded from beside the page when opened (artifacts.js).
-        lazy = f' data-src="{escape(attachment.src)}" data-key="{escape(attachment.label)}"' if attachment.src else ""
-        note = f' · <span class="attachment-note">{escape(attachment.note)}</span>' if attachment.note else ""
+        lazy = (
+            f' data-src="{html_escape(attachment.src)}" data-key="{html_escape(attachment.label)}"'
+            if attachment.src
+            else ""
+        )
+        note = f' · <span class="attachment-note">{html_escape(attachment.note)}</span>' if attachment.note else ""
         out.append(
-            f'<details class="attachment"{lazy}><summary>{escape(attachment.label)} · '
-            f"{escape(human_size(attachment.size))}{note}</summary>"
+            f'<details class="attachment"{lazy}><summary>{html_escape(attachment.label)} · '
+            f"{html_escape(human_size(attachment.size))}{note}</summary>"
         )
         if attachment.label.startswith("agent://"):
-            out.append(f'<div class="md agent-output">{escape(attachment.body)}</div>')
+            out.append(f'<div class="md agent-output">{html_escape(attachment.body)}</div>')
         elif attachment.body or attachment.src:
-            out.append(f'<pre class="code output">{escape(attachment.body)}</pre>')
+            out.append(f'<pre class="code output">{html_escape(attachment.body)}</pre>')
         if attachment.transcript:
-            transcript = escape(attachment.transcript)
+            transcript = html_escape(attachment.transcript)
             out.append(f'<details class="subagent"><summary>Subagent transcript</summary>{transcript}</details>')
         elif attachment.transcript_shown_before:
             out.append('<p class="muted">Its transcript is embedded at the first call that named it.</p>')

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from jinja2.filters import do_int
-from markupsafe import Markup, escape, soft_str
+from markupsafe import Markup, soft_str
 
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.cards import CardContext, folded, images, tool_card
-from sitegen.render.text import escape_text, fold_text
+from sitegen.render.text import escape_text, fold_text, html_escape
 from sitegen.render.tools import ToolView, image_view
 from sitegen.transcript.model import Node, ToolCall
 
@@ -100,7 +100,7 @@ def _parts_body(node: Node, ctx: EntryLookups) -> str:
             assert part.call is not None
             out.append(f"{tool_card(ctx.tool_view(part.call), ctx)}\n")
         else:
-            out.append(f'<pre class="other-block">{escape(part.text)}</pre>\n')
+            out.append(f'<pre class="other-block">{html_escape(part.text)}</pre>\n')
     return "".join(out)
 
 
@@ -110,10 +110,10 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
     kind = node.kind
     meta = node.meta
     if ctx.prefix:
-        ident = f'id="{escape(ctx.prefix)}{escape(entry_id)}"'
+        ident = f'id="{html_escape(ctx.prefix)}{html_escape(entry_id)}"'
     else:
-        ident = f'id="entry-{escape(entry_id)}" data-parent="{escape(ctx.parents.get(entry_id) or "")}"'
-    classes = f"entry kind-{escape(kind)}"
+        ident = f'id="entry-{html_escape(entry_id)}" data-parent="{html_escape(ctx.parents.get(entry_id) or "")}"'
+    classes = f"entry kind-{html_escape(kind)}"
     if entry_id in ctx.messages:
         classes += " msg"
     if not ctx.prefix and entry_id not in ctx.on_path:
@@ -124,11 +124,11 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
         classes += " tools-only"
     out = [f'<article {ident} class="{classes}"']
     if label:
-        out.append(f' data-label="{escape(label)}"')
+        out.append(f' data-label="{html_escape(label)}"')
     if kind == "compaction" and meta.get("firstKeptEntryId"):
-        out.append(f' data-first-kept="{escape(meta.get("firstKeptEntryId"))}"')
+        out.append(f' data-first-kept="{html_escape(meta.get("firstKeptEntryId"))}"')
     if node.usage:
-        out.append(f' data-usage="{escape(ctx.usage_attr(node))}"')
+        out.append(f' data-usage="{html_escape(ctx.usage_attr(node))}"')
     calls = node.tool_calls
     if calls:
         out.append(f' data-calls="{len(calls)}"')
@@ -137,8 +137,8 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
         compaction = ctx.kept_marks[entry_id]
         elsewhere = " kept-elsewhere" if not ctx.prefix and compaction not in ctx.on_path else ""
         out.append(
-            f'<div class="kept-mark{elsewhere}" data-compaction="{escape(compaction)}"><span>Context kept after '
-            f'<a href="#entry-{escape(compaction)}">compaction</a> starts here</span></div>'
+            f'<div class="kept-mark{elsewhere}" data-compaction="{html_escape(compaction)}"><span>Context kept after '
+            f'<a href="#entry-{html_escape(compaction)}">compaction</a> starts here</span></div>'
         )
     return "".join(out)
 
@@ -146,30 +146,32 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
 def _marker(node: Node, ctx: EntryLookups, label: str | None) -> str:
     kind = node.kind
     meta = node.meta
-    out = [f'<div class="marker"><span class="marker-kind">{escape(meta.get("entryType") or kind)}</span>\n']
+    out = [f'<div class="marker"><span class="marker-kind">{html_escape(meta.get("entryType") or kind)}</span>\n']
     if kind == "model_change":
-        out.append(f" model → <strong>{escape(node.model)}</strong>")
+        out.append(f" model → <strong>{html_escape(node.model)}</strong>")
         role = meta.get("role")
         if role and role != "default":
-            out.append(f" ({escape(role)})")
+            out.append(f" ({html_escape(role)})")
     elif kind == "thinking_change":
-        out.append(f" thinking → <strong>{escape(meta.get('thinkingLevel'))}</strong>\n")
+        out.append(f" thinking → <strong>{html_escape(meta.get('thinkingLevel'))}</strong>\n")
     elif kind == "mode_change":
-        out.append(f" mode → <strong>{escape(meta.get('mode'))}</strong>\n")
+        out.append(f" mode → <strong>{html_escape(meta.get('mode'))}</strong>\n")
     elif kind == "rule_injection":
-        out.append(" rules: " + "".join(f"<code>{escape(rule)}</code> " for rule in meta.get("injectedRules") or []))
+        out.append(
+            " rules: " + "".join(f"<code>{html_escape(rule)}</code> " for rule in meta.get("injectedRules") or [])
+        )
     elif kind == "label":
-        target = escape(meta.get("targetId"))
-        out.append(f' {escape(meta.get("label") or "(label cleared)")} → <a href="#entry-{target}">{target}</a>\n')
+        target = html_escape(meta.get("targetId"))
+        out.append(f' {html_escape(meta.get("label") or "(label cleared)")} → <a href="#entry-{target}">{target}</a>\n')
     elif kind == "title":
-        out.append(f" title → <strong>{escape(meta.get('name') or meta.get('title'))}</strong>\n")
+        out.append(f" title → <strong>{html_escape(meta.get('name') or meta.get('title'))}</strong>\n")
     elif kind == "custom":
-        out.append(f" {escape(meta.get('customType'))}\n")
+        out.append(f" {html_escape(meta.get('customType'))}\n")
     out.append(f"<time>{format_time(node.time_ms)}</time>")
     if label:
-        out.append(f' <span class="badge label">{escape(label)}</span>')
+        out.append(f' <span class="badge label">{html_escape(label)}</span>')
     if not ctx.prefix:
-        out.append(f'<a class="permalink" href="#entry-{escape(node.id)}">#</a>')
+        out.append(f'<a class="permalink" href="#entry-{html_escape(node.id)}">#</a>')
     if kind in ("custom", "notice") and meta.get("raw"):
         out.append(
             f'<details class="raw"><summary>data</summary><pre class="code">{escape_text(meta["raw"])}</pre></details>'
@@ -183,19 +185,19 @@ def _role(node: Node) -> Any:
     if kind in _ROLES:
         return _ROLES[kind]
     if kind == "execution":
-        return f"{escape(node.meta.get('language'))} (user)"
+        return f"{html_escape(node.meta.get('language'))} (user)"
     if kind == "custom_message":
-        return escape(node.meta.get("customType") or "custom")
-    return escape(node.meta.get("entryType") or node.role or "entry")
+        return html_escape(node.meta.get("customType") or "custom")
+    return html_escape(node.meta.get("entryType") or node.role or "entry")
 
 
 def _head(node: Node, ctx: EntryLookups, label: str | None) -> str:
     out = [f'<header class="entry-head"><span class="role">{_role(node)}</span>']
     if node.model:
-        out.append(f' <span class="model">{escape(node.model)}</span>')
+        out.append(f' <span class="model">{html_escape(node.model)}</span>')
     out.append(f" <time>{format_time(node.time_ms)}</time>")
     if label:
-        out.append(f' <span class="badge label">{escape(label)}</span>')
+        out.append(f' <span class="badge label">{html_escape(label)}</span>')
     if node.hidden:
         out.append(' <span class="badge">hidden from view</span>')
     usage = node.usage
@@ -205,7 +207,7 @@ def _head(node: Node, ctx: EntryLookups, label: str | None) -> str:
             f' <span class="usage">{format_tokens(usage.input)} in · {format_tokens(usage.output)} out{cost}</span>'
         )
     if not ctx.prefix:
-        out.append(f' <a class="permalink" href="#entry-{escape(node.id)}">#</a>')
+        out.append(f' <a class="permalink" href="#entry-{html_escape(node.id)}">#</a>')
     out.append("</header>\n")
     return "".join(out)
 
@@ -221,15 +223,15 @@ def _body(node: Node, ctx: EntryLookups) -> str:
     if kind in ("user", "assistant", "custom_message"):
         out = [_parts_body(node, ctx), "\n"]
         if meta.get("errorMessage"):
-            reason = escape(meta.get("stopReason") or "error")
-            out.append(f'<p class="problem">{reason}: {escape(meta.get("errorMessage"))}</p>')
+            reason = html_escape(meta.get("stopReason") or "error")
+            out.append(f'<p class="problem">{reason}: {html_escape(meta.get("errorMessage"))}</p>')
         return "".join(out)
     if kind == "tool_result":
         result = node.result
         assert result is not None
-        out = [f'<p class="orphan-result">{escape(result.tool_name)} result']
+        out = [f'<p class="orphan-result">{html_escape(result.tool_name)} result']
         if result.call_id:
-            out.append(f" for call <code>{escape(result.call_id)}</code>")
+            out.append(f" for call <code>{html_escape(result.call_id)}</code>")
         if result.is_error:
             out.append(' <span class="badge error">error</span>')
         out.append("</p>\n")
@@ -237,7 +239,7 @@ def _body(node: Node, ctx: EntryLookups) -> str:
             out.append(images([image_view(part)]) if part.kind == "image" else _output(part.text))
         return "".join(out)
     if kind == "execution":
-        out = [f'<pre class="code command">$ {escape(meta.get("command") or meta.get("code") or "")}</pre>\n']
+        out = [f'<pre class="code command">$ {html_escape(meta.get("command") or meta.get("code") or "")}</pre>\n']
         output = meta.get("output")
         if output:
             out.append(f'<div class="tool-output terminal">{_output(soft_str(output))}</div>')
@@ -247,7 +249,7 @@ def _body(node: Node, ctx: EntryLookups) -> str:
             out.append("cancelled")
         elif exit_code is not None:
             fail = " exit-fail" if exit_code != 0 else ""
-            out.append(f'<span class="exit{fail}">exit {escape(exit_code)}</span>')
+            out.append(f'<span class="exit{fail}">exit {html_escape(exit_code)}</span>')
         if meta.get("truncated"):
             out.append(" · output truncated")
         if meta.get("excludeFromContext"):
@@ -262,19 +264,21 @@ def _body(node: Node, ctx: EntryLookups) -> str:
         if kept:
             out.append("Kept from ")
             if kept in ctx.kept_names:
-                out.append(f'<a class="kept-from" href="#entry-{escape(kept)}">{escape(ctx.kept_names[kept])}</a>')
+                out.append(
+                    f'<a class="kept-from" href="#entry-{html_escape(kept)}">{html_escape(ctx.kept_names[kept])}</a>'
+                )
             else:
-                out.append(f"an entry that is not in this file (<code>{escape(kept)}</code>)")
+                out.append(f"an entry that is not in this file (<code>{html_escape(kept)}</code>)")
             out.append("; what came before it was summarised.")
         out.append("</p>\n")
-        short = f": {escape(meta.get('shortSummary'))}" if meta.get("shortSummary") else ""
+        short = f": {html_escape(meta.get('shortSummary'))}" if meta.get("shortSummary") else ""
         summary = md(soft_str(meta.get("summary") or ""))
         out.append(
             f'<details class="summary"><summary>Summary{short}</summary><div class="md">{summary}</div></details>\n'
         )
         return "".join(out)
     if kind == "branch_summary":
-        start = f" at {escape(meta.get('fromId'))}" if meta.get("fromId") else ""
+        start = f" at {html_escape(meta.get('fromId'))}" if meta.get("fromId") else ""
         summary = md(soft_str(meta.get("summary") or ""))
         return (
             f'<details class="summary"><summary>Summary of the branch left{start}</summary>'
@@ -289,14 +293,14 @@ def _body(node: Node, ctx: EntryLookups) -> str:
         else:
             out = [
                 '<details class="summary"><summary>System prompt</summary>'
-                f'<pre class="code">{escape(prompt or "")}</pre></details>'
+                f'<pre class="code">{html_escape(prompt or "")}</pre></details>'
             ]
         if meta.get("task"):
-            task = escape(meta.get("task"))
+            task = html_escape(meta.get("task"))
             out.append(f'<details class="summary"><summary>Task</summary><pre class="code">{task}</pre></details>')
         return "".join(out)
     raw = escape_text(meta.get("raw") or "")
-    name = escape(meta.get("entryType") or kind)
+    name = html_escape(meta.get("entryType") or kind)
     return f'<details class="raw" open><summary>{name}</summary><pre class="code">{raw}</pre></details>\n'
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-__all__ = ["FOLD_AFTER_LINES", "PREVIEW_LINES", "Folded", "escape_text", "fold_text", "human_size"]
+__all__ = ["FOLD_AFTER_LINES", "PREVIEW_LINES", "Folded", "escape_text", "fold_text", "html_escape", "human_size"]
 
 # Output longer than FOLD_AFTER_LINES shows PREVIEW_LINES and folds the rest behind a control;
 # so does output of few but huge lines (minified JSON, a base64 dump), by characters.
@@ -21,6 +21,21 @@ def escape_text(text: str) -> Markup:
     """Escape for element content only (never attributes): quotes stay as they are, which keeps
     code-heavy pages a fifth smaller than full escaping."""
     return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def html_escape(value: object) -> str:
+    """markupsafe.escape(value), as a plain string: for a str (most values: ids, kinds, names) by five
+    replacements, a quarter of escape's cost, which builds a Markup through two Python calls; a page
+    escapes a dozen values per entry."""
+    if type(value) is str:
+        return (
+            value.replace("&", "&amp;")
+            .replace("<", "&lt;")
+            .replace(">", "&gt;")
+            .replace("'", "&#39;")
+            .replace('"', "&#34;")
+        )
+    return str(escape(value))
 
 
 @dataclass(slots=True)
