@@ -36,14 +36,14 @@ def write_corpus(agent: Path, sessions: int, total_mb: float, seed: int) -> None
     generate(agent, sessions=sessions, total_mb=total_mb, seed=seed)
 
 
-def start_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.Popen[str]:
+def start_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*CLI, *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=cwd,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
     )
 
 

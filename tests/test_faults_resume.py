@@ -74,8 +74,10 @@ def test_a_rebuild_stopped_half_way_links_only_to_pages_that_exist(tmp_path: Pat
             handle.write(orjson.dumps({"type": "custom", "customType": "zz", "id": "zz000001"}) + b"\n")
     moved = sessions[3].with_name("2026-01-01T00-00-00-000Z_zz-new.jsonl")
     moved.write_bytes(sessions[3].read_bytes())  # and one new session
-    build = start_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "2")
+    # Progress saved after every page, so the build is stopped between two saves however fast it runs.
+    build = start_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "2", env={"SITEGEN_CHECKPOINT_S": "0"})
     wait_until(lambda: manifest_data(site).get("complete") is False or build.poll() is not None, "a checkpoint")
+    assert build.poll() is None, "the build ended before it could be stopped"
     os.kill(build.pid, signal.SIGTERM)
     stderr = finish(build)
     assert build.returncode == 143 and stderr.endswith("Build interrupted\n"), stderr

@@ -13,8 +13,18 @@ from sitegen.site.manifest import ManifestEntry, SiteManifest
 
 __all__ = ["Checkpoints", "sweep_temporaries"]
 
-# At least this long between two saves of the manifest during a build...
-CHECKPOINT_S = 0.5
+
+
+def _seconds(name: str, default: float) -> float:
+    try:
+        return max(0.0, float(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+# At least this long between two saves of the manifest during a build (SITEGEN_CHECKPOINT_S sets it:
+# the fault tests save after every page, so that a build they stop has always saved some)...
+CHECKPOINT_S = _seconds("SITEGEN_CHECKPOINT_S", 0.5)
 # ...and at least this many times as long as the last save took, so saving stays a small part of it.
 COST_FACTOR = 20
 # sitegen.fileio.replacing's temporary files; a process killed while writing one leaves it behind.
