@@ -142,9 +142,10 @@
       target = step > 0 ? 0 : turns.length - 1;
     } else {
       target = current + step;
-      // Within a long turn, k first goes back to the start of the turn the reader is in.
+      // Within a long turn, k first goes back to the start of the turn the reader is in; a prompt
+      // just above the toolbar (a jump still settling) counts as its start.
       var bar = toolbar ? toolbar.getBoundingClientRect().bottom : 0;
-      if (step < 0 && turns[current].entry.getBoundingClientRect().top < bar - 4) {
+      if (step < 0 && turns[current].entry.getBoundingClientRect().top < bar - 48) {
         target = current;
       }
     }
