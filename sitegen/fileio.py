@@ -5,13 +5,14 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["read_regular_file", "replace_file", "replacing"]
+__all__ = ["open_regular", "read_regular_file", "replace_file", "replacing", "set_aside"]
 
 
 @contextmanager
@@ -40,13 +41,35 @@ def replace_file(path: Path, data: bytes | str) -> int:
     return len(payload)
 
 
+def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+    """A regular file (or a link to one) opened for reading; OSError for anything else, which a read
+    could wait on forever (a FIFO without a writer, a socket) or never finish (a device)."""
+    # Non-blocking: opening a FIFO for reading would already wait.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fsdecode(path))
+        os.set_blocking(fd, True)
+        return open(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_regular_file(path: Path, limit: int) -> bytes:
     """A regular file's bytes (or a link's to one), at most limit + 1 of them, so a caller can tell it
-    was longer: a FIFO would wait for a writer forever and a device may never end. OSError otherwise."""
-    # Non-blocking: opening a FIFO for reading would already wait.
-    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb", buffering=0) as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    was longer (see open_regular for what else is refused)."""
+    with open_regular(path, buffering=0) as handle:
+        size = os.fstat(handle.fileno()).st_size
         # Sized by the file, not the limit: a read of limit + 1 bytes would reserve that much each time.
-        return handle.readall() if info.st_size <= limit else handle.read(limit + 1)
+        return handle.read() if size <= limit else handle.read(limit + 1)
+
+
+def set_aside(path: Path) -> Path:
+    """Move a broken file (or whatever took its name) out of the way, to <name>.broken beside it,
+    replacing the one set aside before; returns where it went."""
+    target = path.with_name(path.name + ".broken")
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    os.replace(path, target)
+    return target

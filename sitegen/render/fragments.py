@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import logging
 import os
 import sys
 from functools import cache
@@ -14,9 +15,11 @@ from pathlib import Path
 
 import orjson
 
-from sitegen.fileio import replace_file
+from sitegen.fileio import open_regular, replace_file, set_aside
 
 __all__ = ["FragmentStore", "fragment_key"]
+
+log = logging.getLogger("sitegen.render")
 
 # sitegen's code that makes a fragment: a change to it, or to a package _namespace names, makes every
 # stored fragment stale.
@@ -50,6 +53,16 @@ def _namespace() -> str:
     return digest.hexdigest()
 
 
+def _set_aside(path: Path, reason: str) -> None:
+    """A broken cache file is moved out of the way (the page is rendered without it), once."""
+    try:
+        target = set_aside(path)
+    except OSError:
+        log.warning("The highlighting cache %s %s; rendering without it", path, reason)
+    else:
+        log.warning("The highlighting cache %s %s; set aside as %s", path, reason, target)
+
+
 class FragmentStore:
     """The fragments one page may reuse (loaded from its file) and those it used (saved back), so a
     page's file holds exactly what its latest render needed."""
@@ -69,13 +82,20 @@ class FragmentStore:
         self._used = {}
         self._stored = {}
         try:
-            data = orjson.loads(path.read_bytes())
-        except (OSError, orjson.JSONDecodeError):
+            with open_regular(path) as handle:
+                data = orjson.loads(handle.read())
+        except FileNotFoundError:
             return
-        if isinstance(data, dict) and data.get("namespace") == _namespace():
-            fragments = data.get("fragments")
-            if isinstance(fragments, dict):
-                self._stored = {k: v for k, v in fragments.items() if isinstance(v, str)}
+        except OSError as error:
+            _set_aside(path, f"cannot be read ({error.strerror or error})")
+            return
+        except orjson.JSONDecodeError:
+            _set_aside(path, "is not whole JSON")
+            return
+        if not isinstance(data, dict) or not isinstance(data.get("fragments"), dict):
+            _set_aside(path, "is not a cache of fragments")
+        elif data.get("namespace") == _namespace():
+            self._stored = {k: v for k, v in data["fragments"].items() if isinstance(v, str)}
 
     def save(self, path: Path) -> None:
         """End a page: its file now holds the fragments this render used."""

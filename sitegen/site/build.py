@@ -201,7 +201,7 @@ def _run_jobs(
         return outcomes
     import multiprocessing
 
-    from sitegen.site.pool import WorkerPool
+    from sitegen.site.pool import WorkerPool, forward_logged
 
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
@@ -209,6 +209,7 @@ def _run_jobs(
     ordered = sorted(jobs, key=lambda j: -_size(j.source))
     with WorkerPool(min(workers, len(jobs)), context) as pool:
         for index, outcome in enumerate(pool.run(ordered), 1):
+            forward_logged(outcome)
             outcomes.append(outcome)
             if on_outcome:
                 on_outcome(outcome)

@@ -41,6 +41,9 @@ class RenderOutcome:
     content_hash: str = ""  # of the session file, taken just before it was read for this render
     indexed: list[str] = field(default_factory=list)  # search keys whose entries were stored again
     seconds: dict[str, float] = field(default_factory=dict)  # per phase, when the job asked for a profile
+    # What a worker process logged while rendering it (logger name, level, message), for the build to
+    # log in its own process, where the command line shows it.
+    logged: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 def subagent_search_key(session_key: str, qualified_id: str) -> str:

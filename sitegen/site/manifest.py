@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from sitegen.fileio import replace_file
+from sitegen.errors import SitegenError
+from sitegen.fileio import open_regular, replace_file, set_aside
 from sitegen.gcpause import collector_paused
 from sitegen.site.records import SessionRecord
+from sitegen.site.shape import conforms
 
-__all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "build_stamp", "content_hash"]
+__all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "SiteStateError", "build_stamp", "content_hash"]
+
+log = logging.getLogger("sitegen.site")
 
 MANIFEST_PATH = ".sitegen/manifest.json"
 # 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.records.UsageLog).
 FORMAT = 2
+
+
+class SiteStateError(SitegenError):
+    """The site's build state is broken and cannot even be moved aside."""
 
 
 def content_hash(path: Path) -> str:
@@ -75,6 +84,50 @@ class ManifestEntry:
         )
 
 
+# What each part of a manifest holds (sitegen.site.shape checks them before the build trusts them).
+_TOP: dict[str, Any] = {
+    "version": str,
+    "templates": str,
+    "static": str,
+    "sessions": dict[str, dict[str, Any]],
+    "projects": dict[str, list[Any]],
+    "complete": bool,
+    "indexed": list[str],
+}
+_OPTIONAL = frozenset({"projects", "complete", "indexed"})
+_ENTRY: dict[str, Any] = {
+    "fingerprint": list[int],
+    "hash": str,
+    "key": str,
+    "project_slug": str,
+    "page": str,
+    "record": SessionRecord | None,
+    "problem": str | None,
+    "made_by": str,
+}
+_ENTRY_OPTIONAL = frozenset({"record", "problem", "made_by"})
+
+
+def _wrong_value(data: dict[str, Any]) -> str | None:
+    """Where the manifest holds something of the wrong type (or lacks something), if anywhere."""
+    for name, hint in _TOP.items():
+        if name not in data:
+            if name not in _OPTIONAL:
+                return f"{name} (missing)"
+        elif not conforms(data[name], hint):
+            return name
+    for source, entry in data["sessions"].items():
+        for name, hint in _ENTRY.items():
+            if name not in entry:
+                if name not in _ENTRY_OPTIONAL:
+                    return f"sessions[{source!r}].{name} (missing)"
+            elif not conforms(entry[name], hint):
+                return f"sessions[{source!r}].{name}"
+        if len(entry["fingerprint"]) != 3:
+            return f"sessions[{source!r}].fingerprint"
+    return None
+
+
 def build_stamp(version: str, templates: str, static: str) -> str:
     """What a page was made with: a change of any of them renders it again."""
     return f"{version}/{templates}/{static}"
@@ -102,17 +155,46 @@ class SiteManifest:
 
     @classmethod
     def load(cls, site_dir: Path) -> SiteManifest:
-        """The previous build's manifest, or an empty one (a full build) when missing or unreadable."""
+        """The previous build's manifest, or an empty one (a full build) when there is none. One that
+        cannot be read, is cut short, has a wrong value or is of another format is set aside (with
+        a warning), so that the build starts afresh instead of failing on it again and again."""
+        path = site_dir / MANIFEST_PATH
+        try:
+            with open_regular(path) as handle:
+                raw = handle.read()
+        except FileNotFoundError:
+            return cls()
+        except OSError as error:
+            return cls._set_aside(path, f"cannot be read ({error.strerror or error})")
         try:
             with collector_paused():
-                return cls._from_json(orjson.loads((site_dir / MANIFEST_PATH).read_bytes()))
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            return cls()
+                data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return cls._set_aside(path, "is not whole JSON")
+        if not isinstance(data, dict):
+            return cls._set_aside(path, "is not a JSON object")
+        if data.get("format") != FORMAT:
+            return cls._set_aside(path, f"is of another format ({data.get('format')!r}, not {FORMAT})")
+        wrong = _wrong_value(data)
+        if wrong is not None:
+            return cls._set_aside(path, f"has a wrong value at {wrong}")
+        with collector_paused():
+            return cls._from_json(data)
 
     @classmethod
-    def _from_json(cls, data: Any) -> SiteManifest:
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return cls()
+    def _set_aside(cls, path: Path, reason: str) -> SiteManifest:
+        try:
+            target = set_aside(path)
+        except OSError as error:
+            raise SiteStateError(
+                f"The site's manifest {path} {reason}, and cannot be moved aside ({error.strerror or error}); "
+                "delete it to build the site again"
+            ) from None
+        log.warning("The site's manifest %s; set aside as %s, and the site is built again", f"{path} {reason}", target)
+        return cls()
+
+    @classmethod
+    def _from_json(cls, data: dict[str, Any]) -> SiteManifest:
         made_by = build_stamp(data["version"], data["templates"], data["static"])
         return cls(
             version=data["version"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -19,7 +20,7 @@ from types import TracebackType
 from sitegen.errors import SitegenError
 from sitegen.site.jobs import RenderJob, RenderOutcome
 
-__all__ = ["WorkerPool", "death_reason"]
+__all__ = ["WorkerPool", "death_reason", "forward_logged"]
 
 # How often a worker checks that the build that started it is still there (where the kernel cannot
 # be asked to end it with its parent, and in case its parent was a fork server).
@@ -91,6 +92,7 @@ def _serve(conn: Connection, build_pid: int, forked_by_build: bool) -> None:
     from sitegen.site.worker import render_job
 
     close_inherited_locks()
+    logged = _Forwarded()
     while True:
         try:
             job = conn.recv()
@@ -98,7 +100,32 @@ def _serve(conn: Connection, build_pid: int, forked_by_build: bool) -> None:
             return
         if job is None:
             return
-        conn.send(render_job(job))
+        outcome = render_job(job)
+        outcome.logged, logged.records = logged.records, []
+        conn.send(outcome)
+
+
+class _Forwarded(logging.Handler):
+    """In a worker: sitegen's warnings, kept for the outcome instead of shown (the build shows them:
+    a worker's output would go wherever its start left it, if anywhere)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[tuple[str, int, str]] = []
+        root = logging.getLogger("sitegen")
+        for handler in list(root.handlers):  # the command line's, copied by fork
+            root.removeHandler(handler)
+        root.addHandler(self)
+        root.propagate = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.name, record.levelno, record.getMessage()))
+
+
+def forward_logged(outcome: RenderOutcome) -> None:
+    """Log what the worker logged for this outcome, in this process."""
+    for name, level, message in outcome.logged:
+        logging.getLogger(name).log(level, "%s", message)
 
 
 @dataclass(slots=True)
