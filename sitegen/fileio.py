@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -12,7 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["open_regular", "read_regular_file", "replace_file", "replacing", "set_aside"]
+from sitegen.undo import active_journal
+
+__all__ = ["open_regular", "read_regular_file", "remove_file", "remove_tree", "replace_file", "replacing", "set_aside"]
 
 
 @contextmanager
@@ -27,6 +30,9 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
     try:
         with open(temp, "wb") as handle:
             yield handle
+        journal = active_journal()
+        if journal is not None:
+            journal.keep(path)
         os.replace(temp, path)
     finally:
         if temp.exists():
@@ -71,5 +77,35 @@ def set_aside(path: Path) -> Path:
     target = path.with_name(path.name + ".broken")
     if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)
+    journal = active_journal()
+    if journal is not None:
+        journal.keep(target)
+        journal.keep(path)
     os.replace(path, target)
     return target
+
+
+def remove_file(path: Path) -> None:
+    """Remove a file the build wrote (a missing one is no error); within a rebuild that can be undone
+    (sitegen.undo), it is kept until the rebuild is done."""
+    journal = active_journal()
+    if journal is not None:
+        journal.remove(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove a folder the build wrote and everything in it, file by file (see remove_file)."""
+    for current, dirs, names in os.walk(folder, topdown=False):
+        for name in names:
+            remove_file(Path(current) / name)
+        for name in dirs:
+            inner = Path(current) / name
+            if inner.is_symlink():  # a link to a folder is listed with the folders
+                remove_file(inner)
+            else:
+                with contextlib.suppress(OSError):
+                    inner.rmdir()
+    with contextlib.suppress(OSError):
+        folder.rmdir()

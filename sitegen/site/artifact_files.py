@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import orjson
 from markupsafe import Markup
 
-from sitegen.fileio import replace_file
+from sitegen.fileio import remove_file, replace_file
 from sitegen.site.jobs import relative_url
 
 __all__ = ["ArtifactFiles"]
@@ -47,6 +47,6 @@ class ArtifactFiles:
             return
         for path in folder.iterdir():
             if path.is_file() and path.name not in self.written:
-                path.unlink(missing_ok=True)
+                remove_file(path)
         if not self.written:
             folder.rmdir()

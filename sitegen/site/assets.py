@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sitegen.fileio import replace_file
+from sitegen.fileio import remove_file, replace_file
 from sitegen.resources import resource_dir
 
 __all__ = ["ASSETS_DIR", "folder_hash", "publish_assets", "remove_stale_assets"]
@@ -51,4 +51,4 @@ def remove_stale_assets(site_dir: Path, published: dict[str, str]) -> None:
     keep = {Path(p).name for p in published.values()}
     for stale in (site_dir / ASSETS_DIR).iterdir():
         if stale.is_file() and stale.name not in keep:
-            stale.unlink()
+            remove_file(stale)

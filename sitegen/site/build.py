@@ -6,7 +6,6 @@ import contextlib
 import gc
 import logging
 import os
-import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -18,7 +17,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.errors import SitegenError
-from sitegen.fileio import replace_file
+from sitegen.fileio import remove_file, remove_tree, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.history.store import HISTORY_FILE, history_stores
 from sitegen.odek.store import default_odek_dirs
@@ -51,8 +50,10 @@ from sitegen.site.sources import (
     project_slug,
     unique_key,
 )
+from sitegen.site.unreadable import write_unreadable
 from sitegen.timings import PhaseClock
 from sitegen.transcript.load import family_of
+from sitegen.undo import active_journal, undo_unfinished
 
 if TYPE_CHECKING:
     from sitegen.site.prompts import PromptsResult
@@ -153,11 +154,11 @@ def _plan_key(source: Source, taken: set[str]) -> tuple[str, str, str] | None:
 
 def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
     page = site_dir / entry.page
-    page.unlink(missing_ok=True)
-    (site_dir / related_script(entry.page)).unlink(missing_ok=True)
-    fragments_path(site_dir, entry.key).unlink(missing_ok=True)
+    remove_file(page)
+    remove_file(site_dir / related_script(entry.page))
+    remove_file(fragments_path(site_dir, entry.key))
     # Subagent pages live in a folder named like the page.
-    shutil.rmtree(page.with_suffix(""), ignore_errors=True)
+    remove_tree(page.with_suffix(""))
     # The project's folder goes with its last page (rmdir refuses a folder that still holds one).
     with contextlib.suppress(OSError):
         page.parent.rmdir()
@@ -207,7 +208,7 @@ def _run_jobs(
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
     # Largest first, so one big session does not finish alone at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.source))
-    with WorkerPool(min(workers, len(jobs)), context) as pool:
+    with WorkerPool(min(workers, len(jobs)), context, active_journal()) as pool:
         for index, outcome in enumerate(pool.run(ordered), 1):
             forward_logged(outcome)
             outcomes.append(outcome)
@@ -349,6 +350,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     out = config.out
     if take_unclean_end(out):
         sweep_temporaries(out)  # of writes a killed build never finished
+    if active_journal() is None:
+        undo_unfinished(out)  # a rebuild in `watch` that was killed: back to the site before it
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
@@ -371,6 +374,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     current: dict[str, ManifestEntry] = {}
     taken = {entry.key for entry in previous.values()}
     jobs: list[RenderJob] = []
+    new_problems: list[ManifestEntry] = []  # entries that became problems (as they were before)
     # source -> (fingerprint, content hash); a new session's hash is taken by its worker (None here),
     # so a cold build does not read every file once more before rendering starts.
     pending: dict[str, tuple[list[int], str | None]] = {}
@@ -406,6 +410,10 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
             # Listed on the problems page as a broken session is; a page it had keeps its address.
             kept = (old.key, old.project_slug, old.page) if old is not None else ("", "", "")
             current[path] = ManifestEntry(stamp.to_json(), digest or "", *kept, problem=problem, made_by=made_by)
+            # The problems page lists it, the index pages no longer do.
+            new_problems.append(old or current[path])
+            if old is not None and old.page and problem:
+                write_unreadable(out, assets, old.page, path, problem)  # no old content stays reachable
             continue
         key, slug, page = planned
         taken.add(key)
@@ -439,6 +447,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         if outcome.record is not None:
             result.rendered.append(outcome.key)
             _related_placeholder(out, job.page)
+        elif outcome.problem:
+            write_unreadable(out, assets, job.page, outcome.source, outcome.problem)
         if checkpoints.due():
             checkpoints.save(current, [*result.rendered, *indexed])
 
@@ -459,9 +469,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     result.problems += [f"{store}: {message}" for store, message in prompts.problems]
     result.written.extend(prompts.written)
     # A build stopped half way (manifest.complete False) left the indexes as they were before it.
-    if jobs or removed or full or not manifest.complete or prompts.changed:
+    if jobs or removed or full or new_problems or not manifest.complete or prompts.changed:
         resumed = not manifest.complete
-        touched = {j.project_slug for j in jobs} | {e.project_slug for e in removed}
+        touched = {e.project_slug for e in [*removed, *new_problems]} | {j.project_slug for j in jobs}
         with _imports_settled():
             from sitegen.site.indexes import IndexWriter, PromptsSummary
 

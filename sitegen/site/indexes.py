@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitegen import __version__
-from sitegen.fileio import replace_file
+from sitegen.fileio import remove_file, replace_file
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
@@ -174,5 +174,5 @@ class IndexWriter:
         if folder.is_dir():
             for page in folder.glob("*.html"):
                 if page.name not in live:
-                    page.unlink()
+                    remove_file(page)
         return written

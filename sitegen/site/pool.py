@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from types import TracebackType
 
 from sitegen.errors import SitegenError
 from sitegen.site.jobs import RenderJob, RenderOutcome
+from sitegen.undo import Journal
 
 __all__ = ["WorkerPool", "death_reason", "forward_logged"]
 
@@ -83,9 +85,18 @@ def _die_with(build_pid: int, forked_by_build: bool) -> None:
     threading.Thread(target=watch, name="sitegen-parent-watch", daemon=True).start()
 
 
-def _serve(conn: Connection, build_pid: int, forked_by_build: bool) -> None:
-    """A worker's life: render the jobs it is sent, one at a time, until told to stop."""
+def _serve(conn: Connection, build_pid: int, forked_by_build: bool, journal: str | None) -> None:
+    """A worker's life: render the jobs it is sent, one at a time, until told to stop; within a
+    rebuild that can be undone, its writes keep what they replace in the same journal."""
     _die_with(build_pid, forked_by_build)
+    if journal is not None:
+        with Journal(Path(journal)).active():
+            _render_jobs(conn)
+    else:
+        _render_jobs(conn)
+
+
+def _render_jobs(conn: Connection) -> None:
     # Ctrl-C reaches the whole process group: the build stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from sitegen.site.lock import close_inherited_locks
@@ -139,9 +150,10 @@ class WorkerPool:
     """Up to `size` worker processes; `run` yields each job's outcome as it comes. Leaving the `with`
     block, however it is left, kills every worker at once, so none writes after the build ends."""
 
-    def __init__(self, size: int, context: BaseContext) -> None:
+    def __init__(self, size: int, context: BaseContext, journal: Journal | None = None) -> None:
         self.size = size
         self.context = context
+        self.journal = str(journal.root) if journal is not None else None
         self.workers: list[_Worker] = []
 
     def __enter__(self) -> WorkerPool:
@@ -172,7 +184,7 @@ class WorkerPool:
         process = self.context.Process(  # type: ignore[attr-defined]
             target=_serve,
             # A fork server's children are not the build's own: their parent is the server.
-            args=(theirs, os.getpid(), self.context.get_start_method() == "fork"),
+            args=(theirs, os.getpid(), self.context.get_start_method() == "fork", self.journal),
             name="sitegen-worker",
             daemon=True,
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from sitegen.fileio import replace_file
+from sitegen.fileio import remove_file, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.transcript.model import Node, Transcript
 
@@ -496,7 +496,7 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
         return
     for path in folder.iterdir():
         if path.name not in keep and path.is_file():
-            path.unlink(missing_ok=True)
+            remove_file(path)
 
 
 def _write_if_changed(path: Path, data: bytes) -> bool:

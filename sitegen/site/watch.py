@@ -17,6 +17,7 @@ from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
 from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
 from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
 from sitegen.site.sources import demo_dirs
+from sitegen.undo import Journal
 
 __all__ = ["BuildFunction", "LiveSite", "Reporter", "WatchError", "WatchEvent", "history_paths", "watch_paths"]
 
@@ -157,10 +158,17 @@ class LiveSite:
         started = time.perf_counter()
         shown = tuple(sorted(changes))
         with self._lock:
+            # Kept until the rebuild is done, so a failure half way puts back the last complete site.
+            journal = Journal(self.config.out)
             try:
                 self._stores_seen = self._stores_stamp()
-                result = self._build(self.config, None)
+                with journal.active():
+                    result = self._build(self.config, None)
             except Exception as error:
+                try:
+                    journal.rollback()
+                except OSError:
+                    log.error("The files this rebuild changed could not all be put back", exc_info=True)
                 seconds = time.perf_counter() - started
                 message = str(error) if isinstance(error, SitegenError) else f"{type(error).__name__}: {error}"
                 text = f"Rebuild failed, still serving the last good site: {message}"
@@ -172,6 +180,7 @@ class LiveSite:
                 self.version.failed(ticket, message)
                 self._emit(WatchEvent("failed", text, None, seconds, shown))
                 return None
+            journal.commit()
         seconds = time.perf_counter() - started
         self.version.succeeded(ticket, None if result.full else result.written)
         if result.changed:
