@@ -226,15 +226,21 @@ def migrate_command(
 def resolve_command(
     url: Annotated[str, typer.Argument(help="An artifact://N or agent://ID[/path|?q=...] URL.")],
     session: Annotated[str | None, typer.Option("--session", help="The session whose artifacts to use.")] = None,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="Write control characters as they are, to a terminal too.")
+    ] = False,
     agent_dir: AgentDirOption = None,
 ) -> None:
-    """Print the content an artifact:// or agent:// URL points at."""
+    """Print the content an artifact:// or agent:// URL points at (on a terminal, with its control
+    characters shown as symbols; as it is to a pipe or a file)."""
     from sitegen.session.artifacts import artifacts_dir_for, resolve_internal_url
 
     path = _resolve(session, agent_dir)
     folder = artifacts_dir_for(path)
     content = resolve_internal_url(url, [folder] if folder is not None else [])
-    sys.stdout.write(content if content.endswith("\n") else content + "\n")
+    text = content if content.endswith("\n") else content + "\n"
+    # A tool's output can hold escape sequences that would drive the terminal (titles, the clipboard).
+    sys.stdout.write(text if raw or not sys.stdout.isatty() else _visible(text))
 
 
 @app.command("dump")

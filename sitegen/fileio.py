@@ -53,7 +53,10 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     # Non-blocking: opening a FIFO for reading would already wait.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fsdecode(path))
+        if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fsdecode(path))
         os.set_blocking(fd, True)
         return open(fd, "rb", buffering=buffering)

@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Generator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -323,13 +324,15 @@ def test_port_in_use_is_a_sitegen_error(site: Path) -> None:
 
 
 def test_unreadable_file_is_refused(app: SiteApp, site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    read_bytes = Path.read_bytes
+    from sitegen.site import serve
 
-    def refuse(path: Path) -> bytes:
-        if path.name == "index.html":
+    open_regular = serve.open_regular
+
+    def refuse(path: Path) -> BinaryIO:
+        if Path(path).name == "index.html":
             raise PermissionError(13, "Permission denied")
-        return read_bytes(path)
+        return open_regular(path)
 
     # Through a patch: the tests may run as root, who reads every file.
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(serve, "open_regular", refuse)
     assert app.handle("GET", "/index.html").status == 403

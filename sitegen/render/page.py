@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,10 +16,11 @@ from typing import Any
 
 import orjson
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from sitegen import __version__
-from sitegen.fileio import replacing
+from sitegen.fileio import open_regular, replacing
 from sitegen.gcpause import heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
@@ -44,6 +47,8 @@ from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
+
+log = logging.getLogger("sitegen.render")
 
 # Below this weight (_weight's units: about 70 ms of rendering in one process) a forked second
 # process saves too little to be worth starting.
@@ -178,7 +183,34 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
         os.makedirs(folder, exist_ok=True)
     except OSError:
         return None
-    return FileSystemBytecodeCache(folder) if os.access(folder, os.W_OK) else None
+    return _TemplateCache(folder) if os.access(folder, os.W_OK) else None
+
+
+class _TemplateCache(FileSystemBytecodeCache):
+    """jinja's cache of compiled templates, reading only regular files: a pipe left in the folder
+    would make the first read wait forever. What cannot be read is skipped, with a warning."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        filename = self._get_cache_filename(bucket)
+        try:
+            with open_regular(filename) as handle:
+                bucket.load_bytecode(handle)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            log.warning("Skipping %s in the template cache: %s", filename, error.strerror or error)
+        except Exception:
+            bucket.reset()  # cut short or not jinja's: compiled again, and written anew
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        try:
+            if not stat.S_ISREG(os.lstat(self._get_cache_filename(bucket)).st_mode):
+                return  # not ours to replace (said when it was skipped)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        super().dump_bytecode(bucket)
 
 
 def template_environment() -> Environment:

@@ -16,7 +16,7 @@ import orjson
 
 from sitegen import titles
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
-from sitegen.fileio import read_regular_file
+from sitegen.fileio import open_regular, read_regular_file
 from sitegen.session.entries import Header, message_text
 from sitegen.session.load import parse_json_leniently, read_header
 from sitegen.session.session import session_title
@@ -252,7 +252,7 @@ def _scan_body(path: Path) -> tuple[int, str, str, list[dict[str, Any]]]:
     prompt = ""
     names: list[dict[str, Any]] = []
     match_type = _TYPE_AT_START.match
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for line in handle:
             typed = match_type(line)
             if typed is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -13,6 +14,7 @@ from typing import Any, NoReturn
 import orjson
 
 from sitegen.errors import NotASession, SessionNotFound
+from sitegen.fileio import open_regular
 from sitegen.session.entries import MAX_NESTING, Entry, Header, is_header
 
 __all__ = ["HEADER_PREFIX_BYTES", "RawSession", "load_raw", "parse_json_leniently", "read_header"]
@@ -145,13 +147,18 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
     except OSError:
         pass  # the open below says what is wrong
     try:
-        handle = open(file_path, "rb")  # noqa: SIM115 - closed below, stat taken from the open handle
+        handle = open_regular(file_path)
     except FileNotFoundError:
         raise SessionNotFound(f"File not found: {file_path}") from None
     except IsADirectoryError:
         raise NotASession(f"Not a session file: {file_path} is a directory") from None
     except PermissionError:
         raise NotASession(f"Cannot read {file_path}: permission denied") from None
+    except OSError as error:
+        if error.errno != errno.EINVAL:
+            raise
+        # Made a pipe, a socket or a device since the check above.
+        raise NotASession(f"Not a session file: {file_path} is not a regular file") from None
     with handle:
         info = os.fstat(handle.fileno())
         header: Header | None = None

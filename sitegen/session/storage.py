@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from sitegen.fileio import open_regular
 from sitegen.session.blobs import BLOB_REF_PREFIX
 
 __all__ = [
@@ -185,10 +186,11 @@ class FileSessionStorage:
         return Path(path).exists()
 
     def read_text(self, path: StrPath) -> str:
-        return Path(path).read_bytes().decode(_ENCODING, _ERRORS)
+        with open_regular(path) as handle:
+            return handle.read().decode(_ENCODING, _ERRORS)
 
     def read_text_prefix(self, path: StrPath, max_bytes: int) -> str:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return _decode_prefix(handle.read(max_bytes))
 
     def write_text(self, path: StrPath, text: str) -> None:

@@ -17,7 +17,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.errors import SitegenError
-from sitegen.fileio import remove_file, remove_tree, replace_file
+from sitegen.fileio import open_regular, remove_file, remove_tree, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.history.store import HISTORY_FILE, history_stores
 from sitegen.odek.store import default_odek_dirs
@@ -260,8 +260,9 @@ def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
         relative = related_script(record.page)
         target = site_dir / relative
         try:
-            if target.read_bytes() == data:
-                continue
+            with open_regular(target) as handle:
+                if handle.read() == data:
+                    continue
         except OSError:
             pass
         replace_file(target, data)
@@ -363,12 +364,15 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
     sources = [source for source in found if is_utf8_path(source.path)]
     # A name that is not UTF-8 cannot go into the manifest, a page or a link: said, not silently dropped.
-    unnamed = [
-        f"{os.fsdecode(source.path).encode('utf-8', 'surrogateescape').decode('utf-8', 'replace')}: "
-        "the file name is not UTF-8, so it has no page (rename it to include it)"
+    unnamed = {
+        os.fsdecode(source.path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"): (
+            "the file name is not UTF-8, so it has no page (rename it to include it)"
+        )
         for source in found
         if not is_utf8_path(source.path)
-    ]
+    }
+    # The problems page lists them: it is written again when they change.
+    unnamed_changed, manifest.unnamed = unnamed != manifest.unnamed, unnamed
     result.sessions = len(sources)
     previous = manifest.sessions
     current: dict[str, ManifestEntry] = {}
@@ -462,14 +466,14 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         raise
 
     manifest.sessions = current
-    result.problems = [f"{source}: {message}" for source, message in manifest.problems()] + unnamed
+    result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
     with clock.phase("prompts"):
         changed = bool(jobs or removed or full or not manifest.complete)
         prompts = _update_prompts(config, pi_dirs, manifest, assets, changed=changed)
     result.problems += [f"{store}: {message}" for store, message in prompts.problems]
     result.written.extend(prompts.written)
     # A build stopped half way (manifest.complete False) left the indexes as they were before it.
-    if jobs or removed or full or new_problems or not manifest.complete or prompts.changed:
+    if jobs or removed or full or new_problems or unnamed_changed or not manifest.complete or prompts.changed:
         resumed = not manifest.complete
         touched = {e.project_slug for e in [*removed, *new_problems]} | {j.project_slug for j in jobs}
         with _imports_settled():

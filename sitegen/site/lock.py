@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from pathlib import Path
 import orjson
 
 from sitegen.errors import SitegenError
+from sitegen.fileio import open_regular
 
 __all__ = ["LOCK_PATH", "Holder", "SiteBusy", "close_inherited_locks", "read_holder", "site_lock", "take_unclean_end"]
 
@@ -53,7 +55,8 @@ _held_guard = threading.Lock()
 def read_holder(site: Path) -> Holder | None:
     """The holder the lock file names (it may have ended since); None if it names none."""
     try:
-        data = orjson.loads((site / LOCK_PATH).read_bytes())
+        with open_regular(site / LOCK_PATH) as handle:
+            data = orjson.loads(handle.read(4096))
         return Holder(int(data["pid"]), str(data["command"]), str(data["started"]))
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         return None
@@ -112,8 +115,12 @@ def site_lock(
         yield
         return
     (folder / LOCK_PATH).parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_PATH, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    # Non-blocking: a pipe in its place would make the open wait (the lock file holds a few bytes).
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(folder / LOCK_PATH, flags, 0o644)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SitegenError(f"{folder / LOCK_PATH} is not a regular file; remove it to build the site")
         if not _try_lock(fd):
             holder = read_holder(folder)
             if not wait:

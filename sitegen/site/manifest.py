@@ -31,7 +31,7 @@ class SiteStateError(SitegenError):
 
 def content_hash(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
@@ -93,8 +93,9 @@ _TOP: dict[str, Any] = {
     "projects": dict[str, list[Any]],
     "complete": bool,
     "indexed": list[str],
+    "unnamed": dict[str, str],
 }
-_OPTIONAL = frozenset({"projects", "complete", "indexed"})
+_OPTIONAL = frozenset({"projects", "complete", "indexed", "unnamed"})
 _ENTRY: dict[str, Any] = {
     "fingerprint": list[int],
     "hash": str,
@@ -148,6 +149,9 @@ class SiteManifest:
     # still show the build before, and `indexed` names the sessions the search index is behind on.
     complete: bool = True
     indexed: list[str] = field(default_factory=list)
+    # Session files whose names are not UTF-8 (shown with U+FFFD for the bytes that are not): they
+    # cannot have a page or a manifest entry, but the problems page lists them. Name -> problem.
+    unnamed: dict[str, str] = field(default_factory=dict)
 
     @property
     def stamp(self) -> str:
@@ -204,6 +208,7 @@ class SiteManifest:
             projects={str(k): list(v) for k, v in data.get("projects", {}).items()},
             complete=data.get("complete", True) is not False,
             indexed=[str(key) for key in data.get("indexed", [])],
+            unnamed=dict(data.get("unnamed", {})),
         )
 
     def save(self, site_dir: Path) -> None:
@@ -216,6 +221,7 @@ class SiteManifest:
             "projects": {k: self.projects[k] for k in sorted(self.projects)},
             "complete": self.complete,
             "indexed": sorted(self.indexed),
+            "unnamed": self.unnamed,
         }
         # Renamed into place but not synced, like the pages it describes: a manifest that survived a
         # crash they did not would call lost pages up to date.
@@ -231,4 +237,6 @@ class SiteManifest:
         return [e.record for e in self.sessions.values() if e.record is not None]
 
     def problems(self) -> list[tuple[str, str]]:
-        return sorted((source, e.problem) for source, e in self.sessions.items() if e.problem)
+        """(file, problem) of each session file that has no page, named files included."""
+        listed = [(source, e.problem) for source, e in self.sessions.items() if e.problem]
+        return sorted([*listed, *self.unnamed.items()])

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from sitegen.fileio import remove_file, replace_file
+from sitegen.fileio import open_regular, remove_file, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.transcript.model import Node, Transcript
 
@@ -449,7 +449,8 @@ def _segment_of(key: str, count: int) -> int:
 
 def _load_json(path: Path) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
+        with open_regular(path) as handle:
+            return orjson.loads(handle.read())
     except (OSError, orjson.JSONDecodeError):
         return None
 
@@ -501,8 +502,9 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
 
 def _write_if_changed(path: Path, data: bytes) -> bool:
     try:
-        if path.read_bytes() == data:
-            return False
+        with open_regular(path) as handle:
+            if handle.read() == data:
+                return False
     except OSError:
         pass
     replace_file(path, data)

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from sitegen.errors import SitegenError
+from sitegen.fileio import open_regular
 from sitegen.resources import resource_dir
 
 __all__ = [
@@ -268,7 +269,9 @@ class SiteApp:
                 return Response(HTTPStatus.MOVED_PERMANENTLY, self._headers(Location=location))
             found = found / "index.html"
         try:
-            data = found.read_bytes()
+            # Not a pipe or a device someone put in the folder: a server thread would wait on it.
+            with open_regular(found) as handle:
+                data = handle.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return self._not_found(parts.path, token)
         except OSError as error:
