@@ -15,7 +15,24 @@ from typing import BinaryIO
 
 from sitegen.undo import active_journal
 
-__all__ = ["open_regular", "read_regular_file", "remove_file", "remove_tree", "replace_file", "replacing", "set_aside"]
+__all__ = [
+    "is_disk_full",
+    "open_regular",
+    "read_regular_file",
+    "remove_file",
+    "remove_tree",
+    "replace_file",
+    "replacing",
+    "set_aside",
+]
+
+
+# Out of space, or out of the user's quota: no write can succeed until some is freed.
+_DISK_FULL = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
+def is_disk_full(error: OSError) -> bool:
+    return error.errno in _DISK_FULL
 
 
 @contextmanager

@@ -42,8 +42,10 @@ def _site_files(site: Path) -> dict[str, bytes]:
 
 def test_a_killed_cold_build_is_finished_by_the_next_one(tmp_path: Path, corpus: Path) -> None:
     site = tmp_path / "site"
-    build = start_cli("build", "--out", site, "--agent-dir", corpus, "--jobs", "2")
+    # Progress saved after every page, so the build is killed between two saves however fast it runs.
+    build = start_cli("build", "--out", site, "--agent-dir", corpus, "--jobs", "2", env={"SITEGEN_CHECKPOINT_S": "0"})
     wait_until(lambda: recorded(site) >= 3 or build.poll() is not None, "three pages saved in the manifest")
+    assert build.poll() is None, "the build ended before it could be killed"
     os.kill(build.pid, signal.SIGKILL)
     finish(build)
     kept = recorded(site)

@@ -17,7 +17,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.errors import SitegenError
-from sitegen.fileio import open_regular, remove_file, remove_tree, replace_file
+from sitegen.fileio import is_disk_full, open_regular, remove_file, remove_tree, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.history.store import HISTORY_FILE, history_stores
 from sitegen.odek.store import default_odek_dirs
@@ -58,7 +58,7 @@ from sitegen.undo import active_journal, undo_unfinished
 if TYPE_CHECKING:
     from sitegen.site.prompts import PromptsResult
 
-__all__ = ["BuildConfig", "BuildResult", "ProgressCallback", "build_site", "claim_site"]
+__all__ = ["BuildConfig", "BuildResult", "DiskFull", "ProgressCallback", "build_site", "claim_site"]
 
 log = logging.getLogger("sitegen.site")
 
@@ -72,6 +72,16 @@ ProgressCallback = Callable[[int, int, str], None]
 
 class SiteError(SitegenError):
     """The site cannot be built where asked (e.g. inside an agent dir)."""
+
+
+class DiskFull(SiteError):
+    """A write to the site failed for want of space: the build stops where it is."""
+
+    def __init__(self, site: Path, reason: str) -> None:
+        super().__init__(
+            f"Build stopped: {reason} writing {site}. Every page there is whole and the indexes are the "
+            "last build's; free some space and build again to finish"
+        )
 
 
 @dataclass(slots=True)
@@ -343,7 +353,12 @@ def build_site(config: BuildConfig, on_progress: ProgressCallback | None = None)
     clock = PhaseClock()
     clock.enter("plan")
     with claim_site(config):
-        return _build_site(config, on_progress, clock)
+        try:
+            return _build_site(config, on_progress, clock)
+        except OSError as error:
+            if is_disk_full(error):
+                raise DiskFull(config.out, error.strerror or str(error)) from None
+            raise
 
 
 def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock: PhaseClock) -> BuildResult:
@@ -439,6 +454,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     indexed: set[str] = set()  # subagent pages whose search entries were stored again
 
     def finished(outcome: RenderOutcome) -> None:
+        if outcome.disk_full:
+            raise DiskFull(out, outcome.disk_full)
         stamp_json, digest = pending[outcome.source]
         digest = digest or outcome.content_hash
         job = by_source[outcome.source]

@@ -44,6 +44,8 @@ class RenderOutcome:
     # What a worker process logged while rendering it (logger name, level, message), for the build to
     # log in its own process, where the command line shows it.
     logged: list[tuple[str, int, str]] = field(default_factory=list)
+    # Set when a write failed for want of space: the build stops (every other render would fail too).
+    disk_full: str | None = None
 
 
 def subagent_search_key(session_key: str, qualified_id: str) -> str:

@@ -13,6 +13,7 @@ from typing import ParamSpec, TypeVar
 
 from sitegen import __version__
 from sitegen.errors import SitegenError
+from sitegen.fileio import is_disk_full
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
@@ -297,7 +298,12 @@ def _render_job(job: RenderJob) -> RenderOutcome:
     except SitegenError as error:
         outcome.problem = str(error)
     # The problems page and the build's report put the file's path before each message.
-    except (OSError, ValueError, RecursionError, MemoryError) as error:
+    except OSError as error:
+        if is_disk_full(error):
+            outcome.disk_full = error.strerror or str(error)  # the build's problem, not this session's
+        else:
+            outcome.problem = f"{type(error).__name__}: {error}"
+    except (ValueError, RecursionError, MemoryError) as error:
         outcome.problem = f"{type(error).__name__}: {error}"
     except Exception as error:
         # A bug met by one session must not stop the build: it goes on the problems page.
