@@ -14,7 +14,6 @@ from sitegen.site.manifest import ManifestEntry, SiteManifest
 __all__ = ["Checkpoints", "sweep_temporaries"]
 
 
-
 def _seconds(name: str, default: float) -> float:
     try:
         return max(0.0, float(os.environ.get(name, default)))
