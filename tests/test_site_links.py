@@ -56,6 +56,11 @@ def test_a_fork_links_its_parent_by_title(tmp_path: Path) -> None:
     assert '<code title="/gone/2025_old.jsonl">2025_old.jsonl</code>' in pages["orphan"].read_text(encoding="utf-8")
     assert parent_link(pages["parent"]) is None
     assert crawl(site) == []
+    # The fork grows and is rendered again alone: its parent's title now comes from the manifest.
+    fork.user("u3", "And with gzip?")
+    write(agent, fork, "2026-01-02T00-00-00-000Z_fork.jsonl")
+    build(site, agent)
+    assert parent_link(pages["fork"]) == link
 
 
 def test_link_parents_only_for_sessions_with_a_page() -> None:
@@ -70,3 +75,6 @@ def test_link_parents_only_for_sessions_with_a_page() -> None:
         ("c", "", ""),
         ("d", "", ""),
     ]
+    # A parent the manifest already holds comes with its title: the worker need not read its file.
+    titled = link_parents([job("b")], {"a": "sessions/p/a.html"}, parents.get, {"a": "Parent title"})
+    assert titled[0].parent_title == "Parent title"

@@ -441,7 +441,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
 
     pages = {path: entry.page for path, entry in current.items() if entry.page and entry.record is not None}
     pages.update((job.source, job.page) for job in jobs)
-    jobs = link_parents(jobs, pages, _parent_session)
+    titles = {path: entry.record.title for path, entry in current.items() if entry.record is not None}
+    jobs = link_parents(jobs, pages, _parent_session, titles)
     # Their pages go once no index links to them (at the end), so a build stopped before then
     # leaves no link to a missing page.
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
@@ -527,7 +528,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 )
                 for path, e in (by_key[key] for key in owners if key in by_key)
             ]
-            retry = link_parents(retry, pages, _parent_session)
+            retry = link_parents(retry, pages, _parent_session, titles)
             for outcome in _run_jobs(retry, workers, on_progress):
                 entry = current[outcome.source]
                 entry.record, entry.problem = outcome.record, outcome.problem

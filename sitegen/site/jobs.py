@@ -29,6 +29,7 @@ class RenderJob:
     # A forked session's parent, when the site has a page for it: its file and its page.
     parent_source: str = ""
     parent_page: str = ""
+    parent_title: str = ""  # when the manifest already knows it; else the worker reads the parent's start
 
 
 @dataclass(slots=True)
@@ -77,7 +78,10 @@ def related_script(page: str) -> str:
 
 
 def link_parents(
-    jobs: list[RenderJob], pages: Mapping[str, str], parent_of: Callable[[str], str | None]
+    jobs: list[RenderJob],
+    pages: Mapping[str, str],
+    parent_of: Callable[[str], str | None],
+    titles: Mapping[str, str] | None = None,
 ) -> list[RenderJob]:
     """The jobs, those of forked sessions told their parent's page when the site has one.
 
@@ -92,6 +96,7 @@ def link_parents(
                 by_real = {os.path.realpath(path): path for path in pages}
             source = by_real.get(os.path.realpath(parent))
             if source is not None and source != job.source:
-                job = replace(job, parent_source=source, parent_page=pages[source])
+                title = (titles or {}).get(source, "")
+                job = replace(job, parent_source=source, parent_page=pages[source], parent_title=title)
         linked.append(job)
     return linked

@@ -286,7 +286,8 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         options.turn_audits = _timed(job, "audit", analyse_transcript)(transcript)
         options.related_script = relative_url(job.page, related_script(job.page))
         if job.parent_page:
-            options.parent_session_link = (_title_of(job.parent_source), relative_url(job.page, job.parent_page))
+            title = job.parent_title or _title_of(job.parent_source)
+            options.parent_session_link = (title, relative_url(job.page, job.parent_page))
         _write_page(job, transcript, options, Path(job.site_dir), job.page)
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
