@@ -18,7 +18,7 @@ def test_terminal_gets_a_bar_redrawn_in_place() -> None:
         for done in range(1, 4):
             progress.update(done, 3, f"session-{done}")
     text = stream.getvalue()
-    assert text.count("\r[") == 3 and "3/3 session-3" in text and text.endswith("\n")
+    assert text.count("\r[") == 3 and "3 of 3 sessions written session-3" in text and text.endswith("\n")
 
 
 def test_plain_stream_gets_lines_not_bars() -> None:
@@ -28,5 +28,5 @@ def test_plain_stream_gets_lines_not_bars() -> None:
             progress.update(done, 100, "s")
     lines = stream.getvalue().splitlines()
     assert "\r" not in stream.getvalue()
-    assert lines[0] == "rendered 1/100 sessions" and lines[-1] == "rendered 100/100 sessions"
+    assert lines[0] == "1 of 100 sessions written" and lines[-1] == "100 of 100 sessions written"
     assert len(lines) <= 3

@@ -34,6 +34,7 @@ from sitegen.site.jobs import (
     link_parents,
     related_script,
     relative_url,
+    render_order,
     subagent_search_key,
 )
 from sitegen.site.lock import Holder, site_lock, take_unclean_end
@@ -216,10 +217,8 @@ def _run_jobs(
 
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
-    # Largest first, so one big session does not finish alone at the end.
-    ordered = sorted(jobs, key=lambda j: -_size(j.source))
     with WorkerPool(min(workers, len(jobs)), context, active_journal()) as pool:
-        for index, outcome in enumerate(pool.run(ordered), 1):
+        for index, outcome in enumerate(pool.run(jobs), 1):
             forward_logged(outcome)
             outcomes.append(outcome)
             if on_outcome:
@@ -243,13 +242,6 @@ def _hash(path: Path) -> tuple[str | None, str | None]:
         return content_hash(path), None
     except OSError as error:
         return None, f"Cannot read it: {error.strerror or error}"
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
 
 
 def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
@@ -442,7 +434,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     pages = {path: entry.page for path, entry in current.items() if entry.page and entry.record is not None}
     pages.update((job.source, job.page) for job in jobs)
     titles = {path: entry.record.title for path, entry in current.items() if entry.record is not None}
-    jobs = link_parents(jobs, pages, _parent_session, titles)
+    jobs = render_order(link_parents(jobs, pages, _parent_session, titles), {p: s for p, (s, _) in pending.items()})
     # Their pages go once no index links to them (at the end), so a build stopped before then
     # leaves no link to a missing page.
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]

@@ -10,6 +10,7 @@ from sitegen.fileio import remove_file, replace_file
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
+from sitegen.site.jobs import NEWEST_FIRST
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
 from sitegen.site.stats import Stats, compute_stats, render_stats_page
@@ -23,8 +24,9 @@ __all__ = [
     "summarise_projects",
 ]
 
-# The home page lists this many of the newest sessions across all projects above the projects.
-RECENT_SESSIONS = 20
+# The home page lists this many of the newest sessions across all projects above the projects (the
+# build renders them first).
+RECENT_SESSIONS = NEWEST_FIRST
 
 
 @dataclass(slots=True)

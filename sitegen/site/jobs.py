@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from sitegen.site.records import SessionRecord
 
-__all__ = ["RenderJob", "RenderOutcome", "fragments_path", "link_parents", "related_script", "relative_url"]
+__all__ = [
+    "NEWEST_FIRST",
+    "RenderJob",
+    "RenderOutcome",
+    "fragments_path",
+    "link_parents",
+    "related_script",
+    "relative_url",
+    "render_order",
+]
+
+# The home page lists this many of the newest sessions (sitegen.site.indexes.RECENT_SESSIONS); a
+# build renders them first, newest first.
+NEWEST_FIRST = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,3 +113,20 @@ def link_parents(
                 job = replace(job, parent_source=source, parent_page=pages[source], parent_title=title)
         linked.append(job)
     return linked
+
+
+def render_order(jobs: list[RenderJob], stamps: Mapping[str, Sequence[int]]) -> list[RenderJob]:
+    """The order to render in: the NEWEST_FIRST newest sessions, newest first, so the sessions the
+    home page lists are there first (a reader opens those); then the rest biggest first, so that one
+    huge session does not end the build alone on one worker while the others idle.
+
+    `stamps` maps each job's source to its fingerprint (size, mtime_ns, ...): a session file's mtime
+    is its last activity, as the agent appends to it, read without opening the file."""
+
+    def stamp(job: RenderJob, index: int) -> int:
+        found = stamps.get(job.source)
+        return found[index] if found is not None and len(found) > index else 0
+
+    by_age = sorted(jobs, key=lambda job: (-stamp(job, 1), job.source))
+    newest, rest = by_age[:NEWEST_FIRST], by_age[NEWEST_FIRST:]
+    return newest + sorted(rest, key=lambda job: (-stamp(job, 0), job.source))

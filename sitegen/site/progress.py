@@ -6,11 +6,16 @@ import time
 from types import TracebackType
 from typing import TextIO
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "progress_text"]
 
 BAR_WIDTH = 30
 # Plain output prints a line at most this often, so CI logs stay short.
 PLAIN_INTERVAL_S = 2.0
+
+
+def progress_text(done: int, total: int) -> str:
+    """The build's progress in words: the terminal's line and the home page's note say the same."""
+    return f"{done} of {total} session{'s' if total != 1 else ''} written"
 
 
 class Progress:
@@ -25,11 +30,11 @@ class Progress:
         if self.tty:
             filled = BAR_WIDTH * done // max(total, 1)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            self.stream.write(f"\r[{bar}] {done}/{total} {label[:40]:<40}")
+            self.stream.write(f"\r[{bar}] {progress_text(done, total)} {label[:40]:<40}")
             self.stream.flush()
             self._drawn = True
         elif done == total or now - self._last >= PLAIN_INTERVAL_S:
-            self.stream.write(f"rendered {done}/{total} sessions\n")
+            self.stream.write(f"{progress_text(done, total)}\n")
             self._last = now
 
     def __enter__(self) -> Progress:
