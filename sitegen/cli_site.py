@@ -127,9 +127,14 @@ def run_watch(options: BuildOptions, host: str, port: int) -> None:
     from sitegen.site.progress import Progress
     from sitegen.site.watch import LiveSite, WatchEvent
 
+    progress = Progress(sys.stderr)
+
     def report(event: WatchEvent) -> None:
+        progress.clear()  # a long first build is served as it goes: its messages go under the bar
         if event.kind != "unchanged":
             typer.echo(event.message, err=event.kind in ("failed", "warning"))
+        if event.kind == "serving" and options.open_site:
+            _open_in_browser(live.url)
 
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
@@ -145,12 +150,11 @@ def run_watch(options: BuildOptions, host: str, port: int) -> None:
         LiveSite(config, host=host, port=port, report=report) as live,
     ):
         try:
-            with Progress(sys.stderr) as progress:
+            with progress:
                 live.start(on_progress=progress.update)
+            live.wait()
         except KeyboardInterrupt as stop:
-            raise _interrupted(stop) from None
-        typer.echo(f"Serving {out} at {live.url} (Ctrl-C to stop)")
-        if options.open_site:
-            _open_in_browser(live.url)
-        live.wait()
+            # Ctrl-C right after "Serving …" (the build done) stops watch as it would a moment later.
+            if not live.built:
+                raise _interrupted(stop) from None
     typer.echo("Stopped.")

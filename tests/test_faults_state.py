@@ -29,7 +29,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def _warnings(stderr: str) -> list[str]:
     """stderr without the progress lines."""
-    return [line for line in stderr.splitlines() if not line.startswith("rendered ")]
+    return [line for line in stderr.splitlines() if not line.endswith(" written")]
 
 
 def _edit(change: Callable[[dict[str, object]], None]) -> Callable[[Path], None]:

@@ -115,7 +115,7 @@ def test_a_change_runs_the_build_once_more(tmp_path: Path, agent: Path) -> None:
             time.sleep(0.01)
         assert live.version.token != token
         assert b"ZZ_BUILD_3_ZZ" in _get(live.url)
-    assert [e.kind for e in events] == ["built", "built"]
+    assert [e.kind for e in events] == ["serving", "built", "built"]
     assert events[-1].changes == (str(session),)
     assert not [t for t in threading.enumerate() if t.name.startswith("sitegen-")]
 

@@ -27,7 +27,9 @@ from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.checkpoint import Checkpoints, sweep_temporaries
+from sitegen.site.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
 from sitegen.site.jobs import (
+    NEWEST_FIRST,
     RenderJob,
     RenderOutcome,
     fragments_path,
@@ -96,6 +98,8 @@ class BuildConfig:
     # Read PI_CODING_AGENT_DIR / ~/.pi etc. besides the given dirs (off for --demo and in tests).
     use_default_dirs: bool = True
     profile: bool = False  # time each phase of the build (BuildResult.seconds)
+    # sitegen watch's first build: shown as it goes when it is long (sitegen.site.early).
+    live: LiveHooks | None = None
 
 
 @dataclass(slots=True)
@@ -192,9 +196,10 @@ def _run_jobs(
     workers: int,
     progress: ProgressCallback | None,
     on_outcome: Callable[[RenderOutcome], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
 ) -> list[RenderOutcome]:
     """Render the jobs (in worker processes when there are several); each outcome also goes to
-    on_outcome as soon as it is there."""
+    on_outcome as soon as it is there. on_ready is called once the workers are started."""
     if not jobs:
         return []
     # Rendering imports jinja, markdown-it and pygments, the pool multiprocessing: only a build with
@@ -204,6 +209,8 @@ def _run_jobs(
 
     outcomes: list[RenderOutcome] = []
     if len(jobs) < POOL_MIN_JOBS or workers <= 1:
+        if on_ready:
+            on_ready()
         for index, job in enumerate(jobs, 1):
             outcomes.append(render_job(job))
             if on_outcome:
@@ -218,6 +225,9 @@ def _run_jobs(
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
     with WorkerPool(min(workers, len(jobs)), context, active_journal()) as pool:
+        if on_ready:
+            pool.start()  # every worker forked before on_ready may start threads
+            on_ready()
         for index, outcome in enumerate(pool.run(jobs), 1):
             forward_logged(outcome)
             outcomes.append(outcome)
@@ -443,6 +453,11 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     workers = config.jobs or os.cpu_count() or 1
     result.processes = 1 + (min(workers, len(jobs)) if workers > 1 and len(jobs) >= POOL_MIN_JOBS else 0)
     by_source = {job.source: job for job in jobs}
+    early = None
+    if config.live is not None and len(jobs) >= EARLY_MIN_JOBS:
+        newest = [job.source for job in jobs[:NEWEST_FIRST]]
+        early = EarlyPages(out, assets, previous, len(jobs), newest, config.live)
+        early.start(current)
     clock.leave()
     indexed: set[str] = set()  # subagent pages whose search entries were stored again
 
@@ -465,9 +480,11 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
             write_unreadable(out, assets, job.page, outcome.source, outcome.problem)
         if checkpoints.due():
             checkpoints.save(current, [*result.rendered, *indexed])
+        if early is not None:
+            early.finished(current, outcome.source, outcome.written)
 
     try:
-        _run_jobs(jobs, workers, on_progress, finished)
+        _run_jobs(jobs, workers, on_progress, finished, early.ready if early is not None else None)
     except BaseException:
         # Stopped (Ctrl-C, SIGTERM) or failed: what is finished is kept for the next build.
         if jobs:

@@ -114,8 +114,12 @@ class IndexWriter:
         manifest: SiteManifest,
         touched_projects: set[str] | None,
         prompts: PromptsSummary | None = None,
+        *,
+        building: str = "",
     ) -> list[str]:
-        """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed."""
+        """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed.
+        With `building` (a long build's progress in words, sitegen.site.early), only the project pages
+        and the home page, which shows it in a note: the rest waits for the build's end."""
         records = manifest.records()
         prompts = prompts or PromptsSummary()
         session_problems = manifest.problems()
@@ -130,26 +134,27 @@ class IndexWriter:
         shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost] for p in projects}
         for project in projects:
             unchanged = manifest.projects.get(project.slug) == shown[project.slug]
-            if touched_projects is not None and project.slug not in touched_projects and unchanged:
+            if touched_projects is not None and project.slug not in touched_projects and unchanged and not building:
                 continue
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
             written.append(self._write(f"projects/{project.slug}.html", html))
         # After the project pages, which it links to: a build stopped in between links to none missing.
+        home = self._render(
+            "home.html.j2",
+            "",
+            len(problems),
+            projects=projects,
+            totals=totals,
+            recent=recent_sessions(records),
+            prompts=prompts,
+            project_names={p.slug: p.name for p in projects},
+            building=building,
+        )
+        written.append(self._write("index.html", home))
+        if building:
+            return written
         written += [
-            self._write(
-                "index.html",
-                self._render(
-                    "home.html.j2",
-                    "",
-                    len(problems),
-                    projects=projects,
-                    totals=totals,
-                    recent=recent_sessions(records),
-                    prompts=prompts,
-                    project_names={p.slug: p.name for p in projects},
-                ),
-            ),
             self._write(
                 "problems.html",
                 self._render(

@@ -179,6 +179,11 @@ class WorkerPool:
                 worker.process.close()
         self.workers = []
 
+    def start(self) -> None:
+        """Start every worker now (run starts them as it needs them)."""
+        while len(self.workers) < self.size:
+            self._start()
+
     def _start(self) -> _Worker:
         ours, theirs = self.context.Pipe()
         process = self.context.Process(  # type: ignore[attr-defined]

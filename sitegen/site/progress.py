@@ -37,6 +37,14 @@ class Progress:
             self.stream.write(f"{progress_text(done, total)}\n")
             self._last = now
 
+    def clear(self) -> None:
+        """Take the bar off the terminal's line, so that a message can go there (the next update
+        draws it again below)."""
+        if self._drawn:
+            self.stream.write("\r" + " " * (BAR_WIDTH + 80) + "\r")
+            self.stream.flush()
+            self._drawn = False
+
     def __enter__(self) -> Progress:
         return self
 

@@ -108,6 +108,8 @@ class SiteVersion:
         self._failure: str | None = None
         self._status = 0  # bumped whenever the failure message changes
         self._closed = False
+        # A build shown as it goes (the first one in `sitegen watch`): its progress in words.
+        self._building: str | None = None
 
     @property
     def token(self) -> str:
@@ -133,14 +135,30 @@ class SiteVersion:
             self._wanted += 1
             return self._wanted
 
+    @property
+    def building(self) -> str | None:
+        with self._cond:
+            return self._building
+
+    def _show(self, written: Sequence[str] | None) -> None:
+        if written is None or written:
+            self._visible += 1
+            listed = None if written is None or len(written) > MAX_LISTED else frozenset(written)
+            self._history.append((self._visible, listed))
+
+    def publish(self, written: Sequence[str] | None, building: str | None) -> None:
+        """Files that a build shown as it goes (one that holds no request) has just written, and its
+        progress in words (None once it is done): open pages that show them reload."""
+        with self._cond:
+            self._show(written)
+            self._building = building
+            self._cond.notify_all()
+
     def succeeded(self, ticket: int, written: Sequence[str] | None) -> None:
         """The build `ticket` finished; `written` is what it wrote (None: possibly everything)."""
         with self._cond:
             self._settled = max(self._settled, ticket)
-            if written is None or written:
-                self._visible += 1
-                listed = None if written is None or len(written) > MAX_LISTED else frozenset(written)
-                self._history.append((self._visible, listed))
+            self._show(written)
             if self._failure is not None:
                 self._failure = None
                 self._status += 1
@@ -315,7 +333,8 @@ class SiteApp:
 
     def _not_found(self, url_path: str, token: str) -> Response:
         # An HTML 404 carries the reload script too: the page appears once a build creates it.
-        page = not_found_page(url_path)
+        building = self.version.building
+        page = not_found_page(url_path) if building is None else pending_page(url_path, building)
         headers = self._headers(**{"Content-Type": "text/html; charset=utf-8"})
         return Response(HTTPStatus.NOT_FOUND, headers, inject(page, token, url_path))
 
@@ -353,6 +372,16 @@ def not_found_page(url_path: str) -> bytes:
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>'
         f"<body><h1>Not found</h1><p>Nothing is built at <code>{escape(url_path)}</code> yet.</p></body></html>\n"
+    ).encode()
+
+
+def pending_page(url_path: str, building: str) -> bytes:
+    """What a page not written yet says while the first build runs: it comes when it is written."""
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Being built</title></head>'
+        f"<body><h1>Being built</h1><p>sitegen is building the site ({escape(building)}, newest first). "
+        f"<code>{escape(url_path)}</code> is not written yet: this page shows it as soon as it is.</p>"
+        "</body></html>\n"
     ).encode()
 
 
@@ -497,6 +526,10 @@ class SiteServer:
         if ":" in shown:
             shown = f"[{shown}]"
         return f"http://{shown}:{port}/"
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
 
     def start(self) -> None:
         self._thread = threading.Thread(

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 
@@ -15,6 +15,7 @@ from sitegen.history.store import HISTORY_FILE, store_fingerprint
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
 from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
+from sitegen.site.early import LiveHooks
 from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
 from sitegen.site.sources import demo_dirs
 from sitegen.undo import Journal
@@ -41,7 +42,7 @@ class WatchError(SitegenError):
 
 @dataclass(frozen=True, slots=True)
 class WatchEvent:
-    """Something the CLI may show: kind is "built", "unchanged", "failed" or "warning"."""
+    """Something the CLI may show: kind is "serving", "built", "unchanged", "failed" or "warning"."""
 
     kind: str
     message: str
@@ -129,6 +130,7 @@ class LiveSite:
         self._watch_error: str | None = None
         # Set once the watches are in place and a catch-up build has run (tests wait on it).
         self.watching = threading.Event()
+        self.built = False  # the first build is done
         self.server = SiteServer(SiteApp(config.out, self.version, wait_timeout=wait_timeout), host, port)
         self._stores = history_paths(config)
         self._stores_seen = self._stores_stamp()
@@ -138,19 +140,35 @@ class LiveSite:
         return self.server.url
 
     def start(self, on_progress: ProgressCallback | None = None) -> BuildResult:
-        """Build the site (reporting to on_progress), then serve it and watch; returns the first build's result."""
+        """Build the site (reporting to on_progress), then serve it and watch; returns the first build's
+        result. A long first build is served as it goes: from the moment its home page is written and
+        its workers are started (forked before the server's threads exist: much cheaper than a fork
+        server), each page as soon as it is written; a page not written yet says it is being built."""
         try:
-            # Before any thread exists, so the build's process pool can fork (much cheaper than forkserver).
-            ticket = self.version.begin()
             self._stores_seen = self._stores_stamp()
-            result = self._build(self.config, on_progress)
-            self.version.succeeded(ticket, result.written)
-            self.server.start()
+            hooks = LiveHooks(ready=self._serve, published=self.version.publish)
+            started = time.perf_counter()
+            result = self._build(replace(self.config, live=hooks), on_progress)
+            self.version.publish(None if result.full else result.written, None)
+            if self.server.started:  # served as it went: say when it is done
+                seconds = time.perf_counter() - started
+                message = (
+                    f"Built {self.config.out} in {seconds:.2f}s: {len(result.rendered)} rendered, "
+                    f"{len(result.problems)} problems"
+                )
+                self._emit(WatchEvent("built", message, result, seconds))
+            self.built = True
+            self._serve()
             self._start_watcher()
         except BaseException:
             self.stop()
             raise
         return result
+
+    def _serve(self) -> None:
+        if not self.server.started:
+            self.server.start()
+            self._emit(WatchEvent("serving", f"Serving {self.config.out} at {self.url} (Ctrl-C to stop)"))
 
     def rebuild(self, changes: Collection[str] = ()) -> BuildResult | None:
         """One turn of the build loop: hold requests, build, then show the new site or keep the old one."""
