@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 from sessions import SessionBuilder, text
 from site_helpers import build
 
-from sitegen.site.related import related_sessions
+from sitegen.site.related import related_sessions, remembered_related
 
 
 def test_similar_sessions_rank_first() -> None:
@@ -63,3 +64,32 @@ def test_site_pages_list_related_sessions(tmp_path: Path) -> None:
     assert result.rendered == ["2026-01-01T00-00-00-000Z_pg-3"]
     assert "pg-3" in " ".join(i["url"] for i in related_items(site, "pg-1"))
     assert next(site.glob("sessions/*/*_pg-1.html")).stat().st_mtime_ns == page_mtime
+
+
+def _terms() -> dict[str, dict[str, int]]:
+    return {
+        "a": {"kafka": 5, "consumer": 3, "offset": 2},
+        "b": {"kafka": 4, "consumer": 2, "rebalance": 2},
+        "c": {"flexbox": 6, "layout": 3},
+    }
+
+
+def test_remembered_related_reads_back_the_lists_while_no_terms_change(tmp_path: Path) -> None:
+    state = tmp_path / "related.json"
+    first = remembered_related(state, _terms())
+    assert first == related_sessions(_terms())
+    # The state is what a later build trusts: while the terms are the same, its lists are used as kept.
+    kept = orjson.loads(state.read_bytes())
+    kept["related"] = {"a": ["c"]}
+    state.write_bytes(orjson.dumps(kept))
+    assert remembered_related(state, _terms()) == {"a": ["c"]}
+    changed = {**_terms(), "c": {"kafka": 1, "flexbox": 6}}
+    assert remembered_related(state, changed) == related_sessions(changed)
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b'{"digest": 1, "related": {}}', b"[]"])
+def test_a_broken_related_state_is_computed_again(tmp_path: Path, content: bytes) -> None:
+    state = tmp_path / "related.json"
+    state.write_bytes(content)
+    assert remembered_related(state, _terms()) == related_sessions(_terms())
+    assert orjson.loads(state.read_bytes())["related"] == related_sessions(_terms())

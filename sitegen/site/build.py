@@ -42,7 +42,7 @@ from sitegen.site.jobs import (
 from sitegen.site.lock import Holder, site_lock, take_unclean_end
 from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
 from sitegen.site.records import SessionRecord
-from sitegen.site.related import related_sessions
+from sitegen.site.related import remembered_related
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import (
     Source,
@@ -257,7 +257,8 @@ def _hash(path: Path) -> tuple[str | None, str | None]:
 def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
     """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed."""
     records = {record.key: record for record in manifest.records()}
-    related = related_sessions({key: record.terms for key, record in records.items()})
+    terms = {key: record.terms for key, record in records.items()}
+    related = remembered_related(site_dir / OWNER_MARK / "related.json", terms)
     written = []
     for key, record in records.items():
         items = [

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 
+import orjson
+
+from sitegen.fileio import open_regular, replace_file
+from sitegen.site.shape import conforms
 from sitegen.transcript.model import Transcript
 
-__all__ = ["RELATED_COUNT", "related_sessions", "session_terms"]
+__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms"]
 
 RELATED_COUNT = 5
 # Terms kept per session: enough to tell sessions apart, small enough to keep in the manifest.
@@ -189,4 +195,22 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
         scores.pop(key, None)
         ranked = sorted((-score, other) for other, score in scores.items() if score > MIN_SIMILARITY)
         related[key] = [other for _, other in ranked[:count]]
+    return related
+
+
+def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
+    """related_sessions(terms), kept in the state file with a digest of the terms it came from: a build
+    that changed no session's terms (a line appended to a session seldom does) reads the lists back
+    instead of comparing every session with every other again."""
+    digest = hashlib.sha256(orjson.dumps(terms, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    try:
+        with open_regular(state) as handle:
+            kept = orjson.loads(handle.read())
+    except (OSError, orjson.JSONDecodeError):
+        kept = None
+    if isinstance(kept, dict) and kept.get("digest") == digest and conforms(kept.get("related"), dict[str, list[str]]):
+        related: dict[str, list[str]] = kept["related"]
+        return related
+    related = related_sessions(terms)
+    replace_file(state, orjson.dumps({"digest": digest, "related": related}, option=orjson.OPT_SORT_KEYS))
     return related
