@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-ASSETS = {"site.css": "assets/site.css", "stats.css": "assets/stats.css", "site.js": "assets/site.js", "theme.js": "assets/theme.js"}
+SITE_ASSETS = ("theme.css", "site.css", "stats.css", "site.js", "theme.js")
+ASSETS = {name: f"assets/{name}" for name in SITE_ASSETS}
 CSP = (
     "default-src 'none'; img-src data: 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; "
     "base-uri 'none'; form-action 'none'; object-src 'none'"
@@ -65,7 +66,7 @@ def table_page() -> str:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("index-site")
     (folder / "assets").mkdir()
-    for name in ("site.css", "stats.css", "site.js", "theme.js"):
+    for name in SITE_ASSETS:
         shutil.copyfile(resource_dir("static") / name, folder / "assets" / name)
     (folder / "table.html").write_text(table_page(), encoding="utf-8")
     records = [

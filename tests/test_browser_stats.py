@@ -16,7 +16,8 @@ from sitegen.site.stats import render_stats_page
 
 pytestmark = pytest.mark.browser
 
-ASSETS = {"site.css": "assets/site.css", "stats.css": "assets/stats.css", "site.js": "assets/site.js", "theme.js": "assets/theme.js"}
+SITE_ASSETS = ("theme.css", "site.css", "stats.css", "site.js", "theme.js")
+ASSETS = {name: f"assets/{name}" for name in SITE_ASSETS}
 LONG_MODEL = "anthropic/claude-sonnet-4-5-20250929-with-a-long-deployment-name"
 MODELS = [LONG_MODEL, "openai/gpt-5.1-codex-max", "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW", "google/gemini-2.5-pro"]
 PROJECTS = ["/Users/someone/workspaces/a-rather-deeply/nested/folder/pi-mono", "/home/dev/app", "/srv/Ünïcødé-项目"]
@@ -45,7 +46,7 @@ CLIPPED = """() => {
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("stats-site")
     (folder / "assets").mkdir()
-    for name in ("site.css", "stats.css", "site.js", "theme.js"):
+    for name in SITE_ASSETS:
         shutil.copyfile(resource_dir("static") / name, folder / "assets" / name)
     days = [f"2026-0{1 + n % 3}-{10 + n:02d}" for n in range(8)]
     records = [

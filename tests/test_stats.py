@@ -33,6 +33,7 @@ UPDATE = os.environ.get("SITEGEN_UPDATE_SNAPSHOTS") == "1"
 SVG = "{http://www.w3.org/2000/svg}"
 ASSETS = {
     "site.css": "assets/site.0123456789.css",
+    "theme.css": "assets/theme.0123456789.css",
     "stats.css": "assets/stats.0123456789.css",
     "site.js": "assets/site.0123456789.js",
     "theme.js": "assets/theme.0123456789.js",
