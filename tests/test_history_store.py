@@ -12,6 +12,7 @@ from history_helpers import HistoryRow, documented_store, folder_state, omp_stor
 
 from sitegen.history.query import search_history
 from sitegen.history.store import history_stores, read_store, store_fingerprint
+from sitegen.history.writer import add_prompt
 
 
 def test_documented_schema_reads_id_prompt_time_and_folder(tmp_path: Path) -> None:
@@ -40,6 +41,35 @@ def test_omp18_schema_reads_session_and_use_count_and_a_reused_prompt_once(tmp_p
     assert len(read.prompts) == 2
     reused = prompts["fix the login bug"]
     assert (reused.created_s, reused.cwd, reused.session_id, reused.use_count) == (1760000100, "/v", "s3", 2)
+
+
+def test_a_read_after_a_snapshot_fetches_what_changed_and_sees_it_all(tmp_path: Path) -> None:
+    rows = [HistoryRow(f"prompt {n}", 1760000000 + n, "/w", f"s{n}") for n in range(50)]
+    store = omp_store(tmp_path / "history.db", rows)
+    connection = sqlite3.connect(store)
+    connection.execute("INSERT INTO history (prompt, created_at) VALUES ('', 1)")
+    connection.execute("INSERT INTO history (prompt, created_at) VALUES (CAST(x'41ff42' AS TEXT), 'soon')")
+    connection.commit()
+    first = read_store(store)
+    assert first.changed is None and first.snapshot is not None
+    assert read_store(store, previous=first.snapshot).changed == set()
+    # The agent reuses a prompt (its row moves to the new time, folder and session), adds one, and
+    # one is deleted.
+    add_prompt(connection, HistoryRow("prompt 3", 1760000999, "/v", "s99"))
+    add_prompt(connection, HistoryRow("ZZ_NEW_ZZ", 1760001000, "/w", "s100"))
+    connection.execute("DELETE FROM history WHERE prompt = 'prompt 7'")
+    connection.commit()
+    connection.close()
+    again = read_store(store, previous=first.snapshot)
+    whole = read_store(store)
+    assert again.prompts == whole.prompts and again.problems == whole.problems
+    new = next(p.id for p in whole.prompts if p.text == "ZZ_NEW_ZZ")
+    assert again.changed == {4, 8, new}
+    assert whole.problems == [
+        "1 prompt is empty or NULL (left out)",
+        "1 prompt has no valid created_at time",
+        "1 value is not valid UTF-8 (shown with �)",
+    ]
 
 
 def test_times_in_milliseconds_or_iso_text_are_read_as_seconds(tmp_path: Path) -> None:

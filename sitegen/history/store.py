@@ -18,6 +18,7 @@ from sitegen.session.discover import not_a_file
 __all__ = [
     "HISTORY_FILE",
     "Prompt",
+    "Snapshot",
     "StoreRead",
     "history_stores",
     "read_store",
@@ -37,6 +38,13 @@ _MILLISECONDS_FROM = 10**11
 _LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z
 # The columns sitegen reads; any other column of the table is left alone.
 _KNOWN = ("id", "prompt", "created_at", "cwd", "session_id", "use_count")
+# A read after a snapshot fetches the prompts of new and changed rows only, unless this share of
+# the rows changed (then it reads them all); ids go to SQLite this many at a time.
+_CHANGED_SHARE = 0.25
+_IDS_PER_QUERY = 500
+# A row's problems in Snapshot.flags: bit 0 empty or NULL, bit 1 no valid time, from bit 2 on the
+# count of its values that are not UTF-8.
+_EMPTY, _UNDATED, _BAD_ONE = 1, 2, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +60,18 @@ class Prompt:
 
 
 @dataclass(slots=True)
+class Snapshot:
+    """The rows one read saw. A process that reads a store again (watch) passes it back: the next
+    read scans ids and the small columns only, and fetches the prompts of rows that are new or changed."""
+
+    columns: str  # what was selected: a changed schema reads every row again
+    meta: dict[int, tuple[object, ...]] = field(default_factory=dict)  # id -> its other columns as stored
+    prompts: dict[int, Prompt] = field(default_factory=dict)  # in id order
+    flags: dict[int, int] = field(default_factory=dict)  # id -> its problems (rows with one only)
+    unkeyed: int = 0  # rows whose id is no integer: left out, and every read reads all rows
+
+
+@dataclass(slots=True)
 class StoreRead:
     """What one read of a store gave: its prompts in id order, and one line per problem met."""
 
@@ -63,6 +83,9 @@ class StoreRead:
     fts: bool = False  # history_fts answered a query
     # With a query: the ids history_fts matched, or None when it could not be asked (then scan).
     matched: set[int] | None = None
+    snapshot: Snapshot | None = None
+    # After a read given a snapshot: ids whose prompt is new, changed or gone (None: all read anew).
+    changed: set[int] | None = None
 
 
 class _Moved(Exception):
@@ -150,7 +173,9 @@ def fts_expression(words: Sequence[str]) -> str:
     return " AND ".join('"' + word.replace('"', '""') + '"*' for word in words)
 
 
-def _read_rows(connection: sqlite3.Connection, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+def _read_rows(
+    connection: sqlite3.Connection, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None
+) -> None:
     """The history table (and history_fts, when asked) inside one read transaction."""
     connection.execute("BEGIN")
     try:
@@ -180,10 +205,50 @@ def _read_rows(connection: sqlite3.Connection, read: StoreRead, fts_words: Seque
             read.matched = _fts_match(connection, read, "history_fts" in tables, fts_words)
         else:
             _probe_fts(connection, read, "history_fts" in tables)
-        _fetch(connection.execute(f"SELECT {', '.join(selected)} FROM history ORDER BY 1"), read)
+        snapshot = read.snapshot = Snapshot(", ".join(selected))
+        damage = None
+        if previous is None or not _read_changes(connection, selected, previous, read):
+            snapshot = read.snapshot = Snapshot(snapshot.columns)
+            read.changed = None
+            damage = _fetch(connection.execute(f"SELECT {snapshot.columns} FROM history ORDER BY 1"), snapshot)
+        _tally(read, snapshot, damage)
     finally:
         if connection.in_transaction:
             connection.execute("COMMIT")
+
+
+def _read_changes(connection: sqlite3.Connection, selected: list[str], previous: Snapshot, read: StoreRead) -> bool:
+    """Fill read.snapshot from previous and the rows that differ from it: False when it is cheaper
+    (or only possible) to read every row."""
+    snapshot = read.snapshot
+    assert snapshot is not None
+    if previous.columns != snapshot.columns or previous.unkeyed:
+        return False
+    scan = connection.execute(f"SELECT {selected[0]}, {', '.join(selected[2:])} FROM history ORDER BY 1").fetchall()
+    known = previous.meta
+    changed = [row[0] for row in scan if known.get(row[0]) != row[1:]]
+    if len(changed) > _CHANGED_SHARE * len(scan) or any(type(row_id) is not int for row_id in changed):
+        return False
+    fresh = Snapshot(snapshot.columns)
+    for start in range(0, len(changed), _IDS_PER_QUERY):
+        ids = changed[start : start + _IDS_PER_QUERY]
+        marks = ", ".join("?" * len(ids))
+        query = f"SELECT {snapshot.columns} FROM history WHERE {selected[0]} IN ({marks}) ORDER BY 1"
+        if _fetch(connection.execute(query, ids), fresh) is not None:
+            return False
+    meta, prompts, flags = snapshot.meta, snapshot.prompts, snapshot.flags
+    for row in scan:
+        row_id = row[0]
+        source = fresh if row_id in fresh.meta else previous
+        meta[row_id] = source.meta[row_id]
+        prompt = source.prompts.get(row_id)
+        if prompt is not None:
+            prompts[row_id] = prompt
+        flag = source.flags.get(row_id)
+        if flag:
+            flags[row_id] = flag
+    read.changed = set(changed) | (known.keys() - meta.keys())
+    return True
 
 
 def _probe_fts(connection: sqlite3.Connection, read: StoreRead, present: bool) -> None:
@@ -212,53 +277,81 @@ def _fts_match(connection: sqlite3.Connection, read: StoreRead, present: bool, w
     return {row[0] for row in rows if isinstance(row[0], int)}
 
 
-def _fetch(cursor: sqlite3.Cursor, read: StoreRead) -> None:
-    empty = undated = 0
-    bad = [0]
-    # Folders and session ids repeat: each distinct value is decoded once.
-    names: dict[object, str | None] = {None: None}
-    append = read.prompts.append
+def _fetch(cursor: sqlite3.Cursor, snapshot: Snapshot) -> str | None:
+    """The rows of cursor into snapshot; what went wrong half way, if anything."""
+    # Folders and session ids repeat: each distinct value is decoded once (and 1 when it is not UTF-8).
+    names: dict[object, tuple[str | None, int]] = {None: (None, 0)}
+    meta, prompts, flags = snapshot.meta, snapshot.prompts, snapshot.flags
     try:
         while rows := cursor.fetchmany(_ROWS_PER_FETCH):
-            for row_id, prompt, created, cwd, session_id, use_count in rows:
+            for row in rows:
+                row_id, prompt, created, cwd, session_id, use_count = row
+                if type(row_id) is not int:
+                    snapshot.unkeyed += 1
+                    continue
+                meta[row_id] = row[2:]
+                flag = 0
                 if type(prompt) is bytes:
                     try:
                         text = prompt.decode()
                     except UnicodeDecodeError:
                         text = prompt.decode("utf-8", "replace")
-                        bad[0] += 1
+                        flag = _BAD_ONE
                 else:
+                    bad = [0]
                     text = _text(prompt, bad) or ""
-                if not text or type(row_id) is not int:
-                    empty += 1
+                    flag = bad[0] * _BAD_ONE
+                if not text:
+                    flags[row_id] = flag | _EMPTY
                     continue
                 if type(created) is int and 0 <= created < _MILLISECONDS_FROM:
                     seconds: int | None = created
                 else:
                     seconds = _seconds(created)
                     if seconds is None and created is not None:
-                        undated += 1
-                place = names.get(cwd, _MISSING)
-                if place is _MISSING:
-                    place = names[cwd] = _text(cwd, bad) or None
-                session = names.get(session_id, _MISSING)
-                if session is _MISSING:
-                    session = names[session_id] = _text(session_id, bad) or None
+                        flag |= _UNDATED
+                place = names.get(cwd)
+                if place is None:
+                    place = names[cwd] = _name(cwd)
+                session = names.get(session_id)
+                if session is None:
+                    session = names[session_id] = _name(session_id)
+                flag += (place[1] + session[1]) * _BAD_ONE
+                if flag:
+                    flags[row_id] = flag
                 count = use_count if type(use_count) is int else None
-                append(Prompt(row_id, text, seconds, place, session, count))
+                prompts[row_id] = Prompt(row_id, text, seconds, place[0], session[0], count)
     except sqlite3.DatabaseError as error:
         if _is_busy(error):
             raise
-        read.problems.append(f"damaged ({error}): {len(read.prompts):,} prompts could be read before it")
+        return f"damaged ({error}): {len(prompts):,} prompts could be read before it"
+    return None
+
+
+def _name(value: object) -> tuple[str | None, int]:
+    """A folder or session id as text (None when empty), and 1 when it was not UTF-8."""
+    bad = [0]
+    return _text(value, bad) or None, bad[0]
+
+
+def _tally(read: StoreRead, snapshot: Snapshot, damage: str | None) -> None:
+    """read.prompts from the snapshot, and one line per kind of problem its rows have."""
+    read.prompts = list(snapshot.prompts.values())
+    if damage is not None:
+        read.problems.append(damage)
+    empty = snapshot.unkeyed
+    undated = bad = 0
+    for flag in snapshot.flags.values():
+        empty += flag & _EMPTY
+        undated += (flag & _UNDATED) >> 1
+        bad += flag // _BAD_ONE
     if empty:
         read.problems.append(f"{empty:,} prompt{'s are' if empty != 1 else ' is'} empty or NULL (left out)")
     if undated:
         read.problems.append(f"{undated:,} prompt{'s have' if undated != 1 else ' has'} no valid created_at time")
-    if bad[0]:
-        read.problems.append(f"{bad[0]:,} value{'s are' if bad[0] != 1 else ' is'} not valid UTF-8 (shown with �)")
+    if bad:
+        read.problems.append(f"{bad:,} value{'s are' if bad != 1 else ' is'} not valid UTF-8 (shown with �)")
 
-
-_MISSING = "\x00missing"
 
 
 def _is_busy(error: sqlite3.Error) -> bool:
@@ -275,24 +368,24 @@ def _connect(uri: str) -> sqlite3.Connection:
     return connection
 
 
-def _read_with(uri: str, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+def _read_with(uri: str, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None) -> None:
     connection = _connect(uri)
     try:
-        _read_rows(connection, read, fts_words)
+        _read_rows(connection, read, fts_words, previous)
     finally:
         connection.close()
 
 
-def _read_immutable(path: str, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+def _read_immutable(path: str, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None) -> None:
     """A WAL database without a -wal file: opening it read-only would create -wal and -shm, so it
     is read as immutable (no locks, no files), and read again if a writer touched it meanwhile."""
     before = _stat(path)
-    _read_with(_uri(path, immutable="1"), read, fts_words)
+    _read_with(_uri(path, immutable="1"), read, fts_words, previous)
     if _stat(path) != before or os.path.lexists(f"{path}-wal"):
         raise _Moved
 
 
-def _read_copy(path: str, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+def _read_copy(path: str, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None) -> None:
     """A -wal without its -shm (left by a crash): a read-only open would create the -shm, so the
     database and its WAL are copied aside and the copy is read (SQLite replays the WAL into it)."""
     before = (_stat(path), _stat(f"{path}-wal"))
@@ -302,24 +395,29 @@ def _read_copy(path: str, read: StoreRead, fts_words: Sequence[str] | None) -> N
         shutil.copyfile(f"{path}-wal", f"{copy}-wal")
         if (_stat(path), _stat(f"{path}-wal")) != before or os.path.lexists(f"{path}-shm"):
             raise _Moved
-        _read_with(_uri(copy, mode="ro"), read, fts_words)
+        _read_with(_uri(copy, mode="ro"), read, fts_words, previous)
 
 
-def _read_once(path: str, header: bytes, read: StoreRead, fts_words: Sequence[str] | None) -> None:
+def _read_once(
+    path: str, header: bytes, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None
+) -> None:
     wal_mode = len(header) >= 20 and header[18] == 2
     if wal_mode and not os.path.lexists(f"{path}-wal"):
-        _read_immutable(path, read, fts_words)
+        _read_immutable(path, read, fts_words, previous)
     elif wal_mode and not os.path.lexists(f"{path}-shm"):
-        _read_copy(path, read, fts_words)
+        _read_copy(path, read, fts_words, previous)
     else:
         # The agent has both files (or the database keeps a rollback journal): an ordinary
         # read-only connection, which takes a read lock and sees the last commit.
-        _read_with(_uri(path, mode="ro"), read, fts_words)
+        _read_with(_uri(path, mode="ro"), read, fts_words, previous)
 
 
-def read_store(path: Path, fts_words: Sequence[str] | None = None) -> StoreRead:
+def read_store(path: Path, fts_words: Sequence[str] | None = None, previous: Snapshot | None = None) -> StoreRead:
     """Every prompt of a store, read in one transaction; with fts_words, also the ids history_fts
-    matches for them (StoreRead.matched). Problems become lines in StoreRead.problems, never errors."""
+    matches for them (StoreRead.matched). Problems become lines in StoreRead.problems, never errors.
+
+    With previous (the snapshot of an earlier read), only new and changed rows are fetched whole;
+    StoreRead.changed names them."""
     read = StoreRead(path)
     what = not_a_file(path)
     if what is not None:
@@ -344,7 +442,7 @@ def read_store(path: Path, fts_words: Sequence[str] | None = None) -> StoreRead:
     while True:
         attempt = StoreRead(path)
         try:
-            _read_once(str(path), header, attempt, fts_words)
+            _read_once(str(path), header, attempt, fts_words, previous)
         except _Moved:
             moved += 1
             if moved < _CHANGED_RETRIES:
