@@ -10,10 +10,13 @@ import urllib.request
 from pathlib import Path
 
 import orjson
+import pytest
 from history_helpers import HistoryRow, documented_store, folder_state, omp_store, start_writer
 from sessions import BASE_MS
 from site_helpers import build, crawl, make_session, page_text
 
+from sitegen.history.writer import add_prompt
+from sitegen.site import prompts as prompts_module
 from sitegen.site.build import BuildConfig, build_site
 from sitegen.site.demo import demo_prompts
 from sitegen.site.watch import LiveSite, WatchEvent
@@ -165,11 +168,54 @@ def test_an_unchanged_store_costs_nothing_and_a_grown_one_rewrites_its_last_chun
     assert "ZZ_GROWN_ZZ new" in page_text(site / "prompts.html")
 
 
-def test_a_locked_store_shows_the_last_good_prompts(tmp_path: Path) -> None:
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_a_rebuild_in_the_same_process_makes_what_a_first_build_makes(tmp_path: Path) -> None:
+    # watch builds again in the same process: it reads and links only what changed since.
+    agent = _agent(tmp_path)
+    rows = [HistoryRow(f"ZZ_P{n:04d}_ZZ prompt", T0 + n, "/work/alpha", None) for n in range(600)]
+    rows += [
+        HistoryRow("ZZ_ALPHA_ZZ follow-up 0", T0 + 5, "/work/alpha", None),
+        HistoryRow("ZZ_GAMMA_ZZ first question", T0 + 1, "/work/gamma", None),
+        HistoryRow("ZZ_BETA_ZZ first question", T0 + 1, "/work/beta", "sess-beta"),
+    ]
+    omp_store(agent / "history.db", rows)
+    site = tmp_path / "site"
+    build(site, agent)
+    assert str(site) in prompts_module._KEPT
+    # The agent reuses one prompt and adds one; a session of a new project has a prompt the store
+    # had without a link, and the beta session is gone.
+    connection = sqlite3.connect(agent / "history.db")
+    add_prompt(connection, HistoryRow("ZZ_P0003_ZZ prompt", T0 + 700, "/work/beta", None))
+    add_prompt(connection, HistoryRow("ZZ_NEW_ZZ prompt", T0 + 701, "/work/alpha", None))
+    connection.commit()
+    connection.close()
+    make_session(agent, "/work/gamma", "sess-gamma", "ZZ_GAMMA_ZZ")
+    next((agent / "sessions").glob("*beta*/*.jsonl")).unlink()
+    build(site, agent)
+    fresh = tmp_path / "fresh"
+    build(fresh, agent)
+    for folder in ("prompts", "search"):
+        assert _files(site / folder) == _files(fresh / folder)
+    html = (site / "prompts.html").read_text(encoding="utf-8")
+    assert html == (fresh / "prompts.html").read_text(encoding="utf-8")
+    rows = {row[7]: row for row in _prompts_data(site)}
+    assert str(rows["ZZ_GAMMA_ZZ first question"][4]).endswith("sess-gamma.html#entry-u1")
+    assert rows["ZZ_BETA_ZZ first question"][4] == "" and rows["ZZ_P0003_ZZ prompt"][2] == "/work/beta"
+    assert "ZZ_NEW_ZZ prompt" in html
+
+
+@pytest.mark.parametrize("same_process", [True, False])
+def test_a_locked_store_shows_the_last_good_prompts(tmp_path: Path, same_process: bool) -> None:
     agent = _agent(tmp_path)
     documented_store(agent / "history.db", [("ZZ_BEFORE_LOCK_ZZ prompt", T0, "/work/alpha")])
     site = tmp_path / "site"
     build(site, agent)
+    if not same_process:
+        # What this process kept of the last build (as watch does); a new process has nothing.
+        prompts_module._KEPT.clear()
     holder = sqlite3.connect(agent / "history.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     holder.execute("INSERT INTO history (prompt, created_at) VALUES ('ZZ_UNCOMMITTED_ZZ', 1)")

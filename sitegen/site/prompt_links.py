@@ -60,9 +60,10 @@ class PromptLinker:
             for entry_id, time_ms, key in record.prompts:
                 self._by_text.setdefault(key, []).append((time_ms, entry_id, record))
 
-    def link(self, prompt: Prompt) -> SessionLink | None:
-        """The session (and entry) the prompt was sent in; None when no session of the site has it."""
-        key = prompt_key(prompt.text)
+    def link(self, prompt: Prompt, key: str | None = None) -> SessionLink | None:
+        """The session (and entry) the prompt was sent in; None when no session of the site has it.
+        key: prompt_key(prompt.text), when the caller has it."""
+        key = key if key is not None else prompt_key(prompt.text)
         moment = prompt.created_s * 1000 if prompt.created_s is not None else None
         record = self._by_session.get(prompt.session_id) if prompt.session_id else None
         if record is not None:

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from sitegen import __version__
-from sitegen.fileio import replace_file
-from sitegen.history.store import Prompt, StoreRead, read_store, store_fingerprint
-from sitegen.site.jobs import relative_url
+from sitegen.fileio import remove_file, replace_file
+from sitegen.history.store import Snapshot, StoreRead, read_store, store_fingerprint
 from sitegen.site.prompt_data import (
     CHUNK_PROMPTS,
     DATA_DIR,
@@ -24,31 +23,25 @@ from sitegen.site.prompt_data import (
     PromptRow,
     SegmentJob,
     build_segment,
-    chunk_name,
     data_script,
     day_of,
     index_payload,
     prompt_search_key,
 )
-from sitegen.site.prompt_links import PromptLinker
+from sitegen.site.prompt_rows import PAGE, KeptRows, prompt_chunks
 from sitegen.site.records import SessionRecord
 from sitegen.site.search import SearchDocInfo, has_search_entries
-from sitegen.site.sources import project_slug
-from sitegen.titles import clip, snippet
+from sitegen.titles import snippet
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
 __all__ = ["PAGE", "PromptsResult", "update_prompts"]
 
-PAGE = "prompts.html"
 _STATE = ".sitegen/prompts/state.json"
-# The last good read of each store, shown while the store is locked.
 _CACHE_DIR = ".sitegen/prompts"
 # Bump when the data or the state change shape: the next build then writes the page again.
-FORMAT = 2
-# Characters of a prompt the page shows; the rest is left in the store (the page says how much).
-DISPLAY_CHARS = 20_000
+FORMAT = 3
 # The newest prompts are in the page itself: readable without JavaScript, and at once.
 FIRST_SHOWN = 100
 # A prompt folds when it is longer than this many lines or characters.
@@ -72,18 +65,24 @@ class PromptsResult:
     changed: bool = False
 
 
+@dataclass(slots=True)
+class _Kept:
+    """The last build's reads and rows, kept in this process for the next build (watch), which then
+    reads and links only what changed; valid while the state file holds the same token."""
+
+    token: str
+    snapshots: dict[str, Snapshot]
+    rows: KeptRows
+
+
+# By site folder. A build takes its entry out and puts a new one back only when it finished.
+_KEPT: dict[str, _Kept] = {}
+
+
 def _document(newest_s: int | None) -> SearchDocInfo:
     """A chunk's search document, dated by its newest prompt (the search's date filter reads it)."""
     time_ms = newest_s * 1000 if newest_s is not None else None
     return SearchDocInfo(SEARCH_TITLE, "", PAGE, time_ms=time_ms, title_searched=False)
-
-
-def _store_tag(path: Path) -> str:
-    return hashlib.blake2b(str(path).encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
-
-
-def _cache_path(site_dir: Path, store: Path) -> Path:
-    return site_dir / _CACHE_DIR / f"store-{_store_tag(store)}.json"
 
 
 def _load_json(path: Path) -> Any:
@@ -93,19 +92,33 @@ def _load_json(path: Path) -> Any:
         return None
 
 
-def _read(site_dir: Path, store: Path, changed: bool) -> StoreRead:
-    """A store's prompts; while it is locked, those of the last build that read it."""
-    read = read_store(store)
-    cache = _cache_path(site_dir, store)
-    if read.busy:
-        data = _load_json(cache)
-        if isinstance(data, dict) and data.get("format") == FORMAT and data.get("store") == str(store):
-            read.prompts, read.readable = [Prompt(*row) for row in data["prompts"]], True
-            read.problems = ["locked by another process: the prompts the last build read are shown"]
-    elif read.readable and (changed or not cache.exists()):
-        rows = [[p.id, p.text, p.created_s, p.cwd, p.session_id, p.use_count] for p in read.prompts]
-        replace_file(cache, orjson.dumps({"format": FORMAT, "store": str(store), "prompts": rows}))
-    return read
+def _read(site_dir: Path, store: Path, previous: Snapshot | None, last: list[str] | None) -> tuple[StoreRead, Any]:
+    """A store's prompts (only the changed rows fetched, given the snapshot of the last read); while
+    it is locked, those of the last build: from its snapshot, else its rows from the chunk files."""
+    read = read_store(store, previous=previous)
+    if not read.busy:
+        return read, None
+    locked = "locked by another process: the prompts the last build read are shown"
+    if previous is not None:
+        read.prompts, read.readable, read.snapshot = list(previous.prompts.values()), True, previous
+        read.problems = [locked]
+        return read, None
+    chunks = [_chunk_rows(site_dir, name) for name in last or []]
+    if last is None or any(rows is None for rows in chunks):
+        return read, None
+    read.readable, read.problems = True, [locked]
+    return read, chunks
+
+
+def _chunk_rows(site_dir: Path, name: str) -> list[list[Any]] | None:
+    """The rows of a chunk file the last build wrote (data_script's payload), or None."""
+    head = data_script("c:" + name, b"")[:-3]
+    try:
+        data = (site_dir / DATA_DIR / "c" / f"{name}.js").read_bytes()
+        rows = orjson.loads(data[len(head) : -3]) if data.startswith(head) and data.endswith(b");\n") else None
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return rows if isinstance(rows, list) and all(isinstance(row, list) and len(row) == 9 for row in rows) else None
 
 
 def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: dict[str, str]) -> str:
@@ -114,58 +127,6 @@ def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: 
     parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts] for r in records]
     payload = orjson.dumps([__version__, FORMAT, problem_count, sorted(assets.items()), parts])
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
-
-
-class _RowMaker:
-    """Prompts to rows (PromptRow's fields as a list); what repeats (folders, sessions) is worked out once."""
-
-    def __init__(self, records: Sequence[SessionRecord]) -> None:
-        self.linker = PromptLinker(records)
-        self.live_projects = {record.project_slug for record in records}
-        self.projects: dict[str, str] = {}
-        self.sessions: dict[tuple[str, str | None], tuple[str, str]] = {}
-
-    def project_url(self, cwd: str) -> str:
-        url = self.projects.get(cwd)
-        if url is None:
-            slug = project_slug(cwd) if cwd else ""
-            url = self.projects[cwd] = f"projects/{slug}.html" if slug in self.live_projects else ""
-        return url
-
-    def row(self, tag: str, prompt: Prompt) -> list[Any]:
-        cwd = prompt.cwd or ""
-        link = self.linker.link(prompt)
-        session_url = session_title = ""
-        if link is not None:
-            known = self.sessions.get((link.page, link.entry))
-            if known is None:
-                url = relative_url(PAGE, link.page) + (f"#entry-{link.entry}" if link.entry else "")
-                known = self.sessions[(link.page, link.entry)] = (url, clip(link.title, 80))
-            session_url, session_title = known
-        text = prompt.text
-        shown = text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS]
-        uses = prompt.use_count
-        return [
-            f"{tag}-{prompt.id}",
-            prompt.created_s,
-            cwd,
-            self.project_url(cwd),
-            session_url,
-            session_title,
-            uses,
-            shown,
-            len(text),
-        ]
-
-
-def _chunks(reads: Sequence[StoreRead], records: Sequence[SessionRecord]) -> Iterator[list[list[Any]]]:
-    """Each store's rows in id order, in chunks of CHUNK_PROMPTS; a chunk holds one store's
-    prompts, so a store that grows changes only its last chunk."""
-    maker = _RowMaker(records)
-    for read in reads:
-        tag = "p" + _store_tag(read.path)
-        for start in range(0, len(read.prompts), CHUNK_PROMPTS):
-            yield [maker.row(tag, prompt) for prompt in read.prompts[start : start + CHUNK_PROMPTS]]
 
 
 def _newest_first(times: dict[int, int | None]) -> list[int]:
@@ -220,6 +181,7 @@ class _Page:
     shown: list[PromptRow]
     total: int
     reads: Sequence[StoreRead]
+    counts: dict[str, int]  # prompts shown per store
     looked: Sequence[Path]
 
 
@@ -239,7 +201,7 @@ def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _P
             shown=len(page.shown),
             total=page.total,
             index_script=page.index_script,
-            stores=[(str(read.path), len(read.prompts), read.readable) for read in page.reads],
+            stores=[(str(read.path), page.counts.get(str(read.path), 0), read.readable) for read in page.reads],
             looked=[str(path) for path in page.looked],
             folded=_folded,
             fmt_time=format_time,
@@ -286,8 +248,17 @@ def update_prompts(
         result.count, result.latest = state["count"], state["latest"]
         return result
     result.changed = True
-    old_stores = state.get("stores", {})
-    reads = [_read(site_dir, store, old_stores.get(str(store)) != fingerprints[str(store)]) for store in stores]
+    kept = _KEPT.pop(str(site_dir), None)
+    if kept is not None and kept.token != state.get("token"):
+        kept = None  # another process built the site since
+    last_chunks = state.get("store_chunks", {})
+    reads, locked = [], {}
+    for store in stores:
+        previous = kept.snapshots.get(str(store)) if kept is not None else None
+        read, rows = _read(site_dir, store, previous, last_chunks.get(str(store)))
+        reads.append(read)
+        if rows is not None:
+            locked[str(store)] = rows
     result.problems = [(str(read.path), problem) for read in reads for problem in read.problems]
     old_segments = state.get("segments", {})
     total = sum(len(read.prompts) for read in reads)
@@ -297,6 +268,7 @@ def update_prompts(
     names: list[str] = []
     segments: dict[str, list[Any]] = {}
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
+    made = KeptRows()
     with _pool(jobs, expected) as pool:
 
         def segment(start: int, payloads: list[bytes]) -> None:
@@ -309,10 +281,10 @@ def update_prompts(
             waiting.append((members, pool.submit(build_segment, job) if pool is not None else job))
 
         payloads: list[bytes] = []
-        for rows in _chunks(reads, records):
-            chunks.append(rows)
-            payloads.append(orjson.dumps(rows))
-            names.append(chunk_name(payloads[-1]))
+        for chunk in prompt_chunks(reads, records, kept.rows if kept is not None else None, made, locked):
+            chunks.append(chunk.rows)
+            payloads.append(chunk.payload)
+            names.append(chunk.name)
             if len(payloads) == SEGMENT_CHUNKS:
                 segment(len(names) - SEGMENT_CHUNKS, payloads)
                 payloads = []
@@ -330,25 +302,33 @@ def update_prompts(
     result.documents = {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True)}
     result.count = sum(len(rows) for rows in chunks)
     result.latest = snippet(shown[0].text) if shown else ""
-    page = _Page(index_script, shown, result.count, reads, looked)
+    counts = {store: sum(len(chunk.ids) for chunk in listed) for store, listed in made.chunks.items()}
+    page = _Page(index_script, shown, result.count, reads, counts, looked)
     _render(site_dir, assets, problem_count + len(result.problems), page)
     result.written.append(PAGE)
     shard_names = {f"{name}.js" for _, shards in segments.values() for name in shards if name}
     _remove_unlisted(site_dir / DATA_DIR / "c", {f"{name}.js" for name in names})
     _remove_unlisted(site_dir / DATA_DIR / "t", shard_names)
     _remove_unlisted(site_dir / DATA_DIR, {index_script.rsplit("/", 1)[-1]})
+    token = hashlib.blake2b(orjson.dumps([fingerprints, links, names, result.problems]), digest_size=8).hexdigest()
     new_state = {
         "format": FORMAT,
+        "token": token,
         "stores": fingerprints,
         "links": links,
         "problems": result.problems,
         "chunks": names,
+        "store_chunks": {store: [chunk.name for chunk in listed] for store, listed in made.chunks.items()},
         "newest": newest,
         "segments": segments,
         "count": result.count,
         "latest": result.latest,
     }
     replace_file(site_dir / _STATE, orjson.dumps(new_state))
+    for stale in (site_dir / _CACHE_DIR).glob("store-*.json"):
+        remove_file(stale)  # where an older version kept every prompt of a store
+    snapshots = {str(read.path): read.snapshot for read in reads if read.snapshot is not None}
+    _KEPT[str(site_dir)] = _Kept(token, snapshots, made)
     return result
 
 

@@ -1,0 +1,171 @@
+"""The Prompts page's rows and chunks: each prompt linked to its session, made again only where something changed."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.history.store import Prompt, StoreRead
+from sitegen.site.jobs import relative_url
+from sitegen.site.prompt_data import CHUNK_PROMPTS, chunk_name
+from sitegen.site.prompt_links import PromptLinker, prompt_key
+from sitegen.site.records import SessionRecord
+from sitegen.site.sources import project_slug
+from sitegen.titles import clip
+
+__all__ = ["DISPLAY_CHARS", "PAGE", "Chunk", "KeptRows", "prompt_chunks", "store_tag"]
+
+PAGE = "prompts.html"
+# Characters of a prompt the page shows; the rest is left in the store (the page says how much).
+DISPLAY_CHARS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """CHUNK_PROMPTS rows of one store in id order, their JSON and its name (the file's)."""
+
+    ids: list[int]
+    rows: list[list[Any]]
+    payload: bytes
+    name: str
+
+
+@dataclass(slots=True)
+class KeptRows:
+    """What one build made, kept by a process that builds again (watch): the next build remakes
+    only the rows of prompts that changed or whose session's entries changed, and their chunks."""
+
+    links: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # session key -> what linking reads
+    projects: dict[str, str] = field(default_factory=dict)  # folder -> its project page ("" none)
+    rows: dict[str, dict[int, tuple[str, list[Any]]]] = field(default_factory=dict)  # store -> id -> key, row
+    chunks: dict[str, list[Chunk]] = field(default_factory=dict)  # store -> its chunks in order
+
+
+def store_tag(path: Path) -> str:
+    return hashlib.blake2b(str(path).encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
+
+
+def _link_view(record: SessionRecord) -> tuple[Any, ...]:
+    """What PromptLinker and the rows read of a session; the session id first, its prompts last."""
+    return (record.session_id, record.created_ms, record.project, record.page, record.title, record.prompts)
+
+
+class _RowMaker:
+    """Prompts to rows (PromptRow's fields as a list); what repeats (folders, sessions) is worked out once."""
+
+    def __init__(self, records: Sequence[SessionRecord]) -> None:
+        self.linker = PromptLinker(records)
+        self.live_projects = {record.project_slug for record in records}
+        self.projects: dict[str, str] = {}
+        self.sessions: dict[tuple[str, str | None], tuple[str, str]] = {}
+
+    def project_url(self, cwd: str) -> str:
+        url = self.projects.get(cwd)
+        if url is None:
+            slug = project_slug(cwd) if cwd else ""
+            url = self.projects[cwd] = f"projects/{slug}.html" if slug in self.live_projects else ""
+        return url
+
+    def row(self, tag: str, prompt: Prompt, key: str) -> list[Any]:
+        cwd = prompt.cwd or ""
+        link = self.linker.link(prompt, key)
+        session_url = session_title = ""
+        if link is not None:
+            known = self.sessions.get((link.page, link.entry))
+            if known is None:
+                url = relative_url(PAGE, link.page) + (f"#entry-{link.entry}" if link.entry else "")
+                known = self.sessions[(link.page, link.entry)] = (url, clip(link.title, 80))
+            session_url, session_title = known
+        text = prompt.text
+        shown = text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS]
+        uses = prompt.use_count
+        return [
+            f"{tag}-{prompt.id}",
+            prompt.created_s,
+            cwd,
+            self.project_url(cwd),
+            session_url,
+            session_title,
+            uses,
+            shown,
+            len(text),
+        ]
+
+
+def _affected(
+    kept: KeptRows, links: dict[str, tuple[Any, ...]], maker: _RowMaker
+) -> tuple[set[str], set[str], set[str]]:
+    """The session ids, prompt keys and folders whose prompts may link elsewhere than last time."""
+    sessions: set[str] = set()
+    keys: set[str] = set()
+    for key in kept.links.keys() | links.keys():
+        old, new = kept.links.get(key), links.get(key)
+        if old != new:
+            for view in (old, new):
+                if view is not None:
+                    sessions.add(view[0])
+                    keys.update(entry[2] for entry in view[-1])
+    folders = {cwd for cwd, url in kept.projects.items() if maker.project_url(cwd) != url}
+    return sessions, keys, folders
+
+
+def prompt_chunks(
+    reads: Sequence[StoreRead],
+    records: Sequence[SessionRecord],
+    kept: KeptRows | None,
+    fresh: KeptRows,
+    locked: Mapping[str, list[list[list[Any]]]],
+) -> Iterator[Chunk]:
+    """Each store's chunks in id order (a chunk holds one store's prompts, so a store that grows
+    changes only its last chunk), one at a time so the caller can hand them on as they come.
+
+    With kept (the last build's, in this process), a store read from its snapshot (StoreRead.changed)
+    remakes only the rows of changed prompts and of prompts whose session changed; fresh gets what
+    this build made, for the next. A store in locked (it could not be read) has the last build's chunks."""
+    maker = _RowMaker(records)
+    fresh.links = {record.key: _link_view(record) for record in records}
+    sessions, keys, folders = _affected(kept, fresh.links, maker) if kept is not None else (set(), set(), set())
+    relink = bool(sessions or keys or folders)
+    for read in reads:
+        store = str(read.path)
+        tag = "p" + store_tag(read.path)
+        old_rows = kept.rows.get(store) if kept is not None and read.changed is not None else None
+        old_chunks = kept.chunks.get(store, []) if kept is not None and old_rows is not None else []
+        changed = read.changed or set()
+        rows = fresh.rows[store] = {}
+        made = fresh.chunks[store] = []
+        for listed in locked.get(store, []):
+            payload = orjson.dumps(listed)
+            made.append(Chunk([int(row[0].rsplit("-", 1)[1]) for row in listed], listed, payload, chunk_name(payload)))
+            yield made[-1]
+        prompts = read.prompts
+        for number, start in enumerate(range(0, len(prompts), CHUNK_PROMPTS)):
+            ids: list[int] = []
+            remade = False
+            for prompt in prompts[start : start + CHUNK_PROMPTS]:
+                held = old_rows.get(prompt.id) if old_rows is not None else None
+                if (
+                    held is None
+                    or prompt.id in changed
+                    or (relink and (prompt.session_id in sessions or held[0] in keys or (prompt.cwd or "") in folders))
+                ):
+                    key = prompt_key(prompt.text)
+                    held = (key, maker.row(tag, prompt, key))
+                    remade = True
+                rows[prompt.id] = held
+                ids.append(prompt.id)
+            old = old_chunks[number] if number < len(old_chunks) else None
+            if old is not None and not remade and old.ids == ids:
+                chunk = old
+            else:
+                listed = [rows[prompt_id][1] for prompt_id in ids]
+                payload = orjson.dumps(listed)
+                chunk = Chunk(ids, listed, payload, chunk_name(payload))
+            made.append(chunk)
+            yield chunk
+    fresh.projects = maker.projects
