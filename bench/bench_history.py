@@ -18,6 +18,7 @@ OUT = HERE / "out"
 sys.path.insert(0, str(ROOT))
 
 from sitegen.history.writer import OMP18_SCHEMA, HistoryRow, add_prompt  # noqa: E402
+from sitegen.site import prompts  # noqa: E402
 from sitegen.site.build import BuildConfig, build_site  # noqa: E402
 
 # The issue's goal: 100,000 prompts build in under 2 s.
@@ -55,6 +56,21 @@ def write_store(path: Path, count: int, seed: int) -> None:
             when = start + number * (365 * 86400 // count)
             add_prompt(connection, HistoryRow(text, when, rng.choice(PROJECTS), None))
     connection.close()
+
+
+def add_one(store: Path) -> None:
+    connection = sqlite3.connect(store)
+    connection.execute(
+        "INSERT INTO history (prompt, created_at, cwd) VALUES (?, ?, ?)",
+        (f"one more prompt {time.time_ns()}", int(time.time()), PROJECTS[0]),
+    )
+    connection.commit()
+    connection.close()
+
+
+def forget() -> None:
+    """Drop what this process kept of the last build: the next one is a new process's."""
+    getattr(prompts, "_KEPT", {}).clear()
 
 
 def _cpu() -> float:
@@ -102,6 +118,50 @@ def browser_figures(site: Path) -> None:
             print(f"  page errors: {watch.errors}")
 
 
+_APPEND = """
+import sqlite3, sys, time
+connection = sqlite3.connect(sys.argv[1], timeout=5)
+row = (sys.argv[2], int(time.time()), sys.argv[3])
+connection.execute("INSERT INTO history (prompt, created_at, cwd) VALUES (?, ?, ?)", row)
+connection.commit()
+print(time.time(), flush=True)
+"""
+
+
+def watch_figures(site: Path, agent: Path, jobs: int | None, turns: int) -> None:
+    """`sitegen watch` (in this process) while another process appends prompts: seconds from each
+    commit to the reload event that names prompts.html (the watcher polls the store every 0.2 s)."""
+    import json
+    import subprocess
+    import urllib.request
+
+    from sitegen.site.watch import LiveSite
+
+    config = BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=jobs)
+    seconds = []
+    forget()  # as a new `sitegen watch` process starts
+    with LiveSite(config, port=0) as live:
+        live.start()
+        live.watching.wait(10)
+        for turn in range(turns):
+            stream = urllib.request.urlopen(f"{live.url}__sitegen__/events?since={live.version.token}", timeout=30)
+            text = f"watched prompt {turn} {time.time_ns()}"
+            done = subprocess.run(
+                [sys.executable, "-c", _APPEND, str(agent / "history.db"), text, PROJECTS[1]],
+                capture_output=True, text=True, check=True,
+            )
+            committed = float(done.stdout)
+            for raw in stream:
+                event = json.loads(raw[6:]) if raw.startswith(b"data: ") else {}
+                if "written" in event and (event["written"] is None or "prompts.html" in event["written"]):
+                    seconds.append(time.time() - committed)
+                    break
+            stream.close()
+    first, rest = seconds[0], sorted(seconds[1:])
+    print(f"watch, one prompt more: first after start {first:.2f} s, then median {rest[len(rest) // 2]:.2f} s, "
+          f"worst {rest[-1]:.2f} s ({len(rest)} turns; commit to reload event)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--prompts", type=int, default=100_000)
@@ -109,6 +169,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="cold builds; the best is reported")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--browser", action="store_true", help="also time the page in headless Chromium")
+    parser.add_argument("--watch-turns", type=int, default=6, help="prompts appended while watch runs (0: none)")
     args = parser.parse_args()
     agent = OUT / f"history-{args.prompts}-s{args.seed}-v2"
     store = agent / "history.db"
@@ -120,24 +181,25 @@ def main() -> None:
     cold = []
     for _ in range(args.runs):
         shutil.rmtree(site, ignore_errors=True)
+        forget()
         cold.append(timed(site, agent, args.jobs)[:2])
     wall, cpu = min(cold)
     print(f"cold build:      {wall:.2f} s wall, {cpu:.2f} s CPU (best of {args.runs}; goal < {GOAL_COLD_S:g} s)")
     wall, cpu, written = timed(site, agent, args.jobs)
     print(f"no change:       {wall:.3f} s wall, {cpu:.3f} s CPU ({len(written)} files written)")
-    connection = sqlite3.connect(store)
-    connection.execute(
-        "INSERT INTO history (prompt, created_at, cwd) VALUES (?, ?, ?)",
-        (f"one more prompt {time.time_ns()}", int(time.time()), PROJECTS[0]),
-    )
-    connection.commit()
-    connection.close()
+    add_one(store)
     wall, cpu, written = timed(site, agent, args.jobs)
-    print(f"one prompt more: {wall:.2f} s wall, {cpu:.2f} s CPU ({len(written)} files written)")
+    print(f"one prompt more: {wall:.2f} s wall, {cpu:.2f} s CPU ({len(written)} files written; the same process)")
+    add_one(store)
+    forget()
+    wall, cpu, written = timed(site, agent, args.jobs)
+    print(f"one prompt more: {wall:.2f} s wall, {cpu:.2f} s CPU ({len(written)} files written; a new process)")
     page = (site / "prompts.html").stat().st_size / 1e3
     index = next((site / "prompts").glob("index-*.js")).stat().st_size / 1e6
     data, search = folder_mb(site / "prompts"), folder_mb(site / "search")
     print(f"prompts.html {page:.0f} KB, index {index:.2f} MB, prompt data {data:.1f} MB, search {search:.1f} MB")
+    if args.watch_turns:
+        watch_figures(site, agent, args.jobs, args.watch_turns)
     if args.browser:
         browser_figures(site)
 
