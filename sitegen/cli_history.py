@@ -10,7 +10,7 @@ import typer
 
 from sitegen.cli_text import json_line, visible
 from sitegen.history.query import search_history
-from sitegen.history.store import HISTORY_FILE, history_stores
+from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.render.page import format_time
 
 __all__ = ["print_history"]
@@ -37,7 +37,7 @@ def print_history(query: str, agent_dirs: list[Path], *, project: Path | None, a
     folder = os.path.abspath(project.expanduser()) if project is not None else None
     found = search_history(stores, query, folder)
     for store, problem in found.problems:
-        typer.echo(visible(f"warning: {store}: {problem}"), err=True)
+        typer.echo(visible(f"{'note' if is_note(problem) else 'warning'}: {store}: {problem}"), err=True)
     if found.readable == 0:
         typer.echo("No prompt history could be read.", err=True)
         return False

@@ -98,6 +98,8 @@ def run_build(options: BuildOptions) -> None:
         raise _interrupted(stop) from None
     for problem in result.problems:
         typer.echo(f"problem: {problem}", err=True)
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
     if result.sessions == 0 and not options.demo:
         typer.echo("No sessions found (~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent, ~/.odek/sessions).", err=True)
         typer.echo("Try `sitegen build --demo` for the bundled sample sessions, or pass --agent-dir.", err=True)

@@ -164,3 +164,39 @@ def test_prompts_are_their_own_kind_in_the_site_search(browser: Browser, site: P
     page.locator("#prompt-status").filter(has_text="One prompt, from a link").wait_for()
     assert _texts(page) == ["ZZ1234"]
     assert_clean(watch)
+
+
+def test_hostile_prompts_are_shown_as_text_and_stay_inert(browser: Browser, tmp_path: Path) -> None:
+    # Older than the prompts the page holds itself: prompts.js renders them, and the site search shows them.
+    hostile = (
+        "zzhostile <script>window.zzRan = 1</script> <img src=x onerror=\"window.zzRan = 2\"> "
+        "[click](javascript:window.zzRan=3) javascript:window.zzRan=4"
+    )
+    rows = [HistoryRow(hostile, T0, "/work/<b>zz</b>", None)]
+    rows += [HistoryRow(f"zzfiller {n}", T0 + 60 + n, "/work/alpha", None) for n in range(150)]
+    agent = tmp_path / "agent"
+    make_session(agent, "/work/alpha", "sess-alpha", "zzsession")
+    omp_store(agent / "history.db", rows)
+    out = tmp_path / "site"
+    build(out, agent)
+    page, watch = open_page(browser, out / "prompts.html", allow=out)
+    page.wait_for_function("() => !document.getElementById('prompt-filter').hidden")
+    _filter(page, "zzhostile", "1 of 151 prompts match")
+    shown = page.locator(".prompt").first
+    assert shown.locator(".prompt-text").inner_text() == hostile
+    assert "/work/<b>zz</b>" in shown.inner_text()
+    assert shown.locator("script, img, b").count() == 0
+    hrefs = shown.locator("a").evaluate_all("links => links.map(link => link.getAttribute('href') || '')")
+    assert not any(href.lower().startswith("javascript") for href in hrefs)
+    assert page.evaluate("() => window.zzRan === undefined")
+    assert_clean(watch)
+    page, watch = open_page(browser, out / "search.html", allow=out)
+    page.locator("#search-query").fill("zzhostile")
+    page.locator("#search-status").filter(has_text="for “zzhostile”").wait_for()
+    result = page.locator("#search-results li").first
+    assert "<script>window.zzRan = 1</script>" in result.inner_text()
+    assert result.locator("script, img").count() == 0
+    hrefs = result.locator("a").evaluate_all("links => links.map(link => link.getAttribute('href') || '')")
+    assert not any(href.lower().startswith("javascript") for href in hrefs)
+    assert page.evaluate("() => window.zzRan === undefined")
+    assert_clean(watch)

@@ -21,6 +21,7 @@ __all__ = [
     "Snapshot",
     "StoreRead",
     "history_stores",
+    "is_note",
     "read_store",
     "store_fingerprint",
 ]
@@ -90,6 +91,16 @@ class StoreRead:
 
 class _Moved(Exception):
     """The files changed while a lock-free snapshot was read: read again."""
+
+
+# A store without history_fts is whole: only `sitegen history` reads every prompt instead of asking it.
+# Its line is a note (listed with the problems, but no reason for `sitegen build --strict` to fail).
+_NO_FTS = "no history_fts index: `sitegen history` searches by reading every prompt"
+
+
+def is_note(message: str) -> bool:
+    """Whether a line of StoreRead.problems only informs: the store is read completely all the same."""
+    return message == _NO_FTS
 
 
 def history_stores(agent_dirs: Iterable[Path]) -> list[Path]:
@@ -253,7 +264,7 @@ def _read_changes(connection: sqlite3.Connection, selected: list[str], previous:
 
 def _probe_fts(connection: sqlite3.Connection, read: StoreRead, present: bool) -> None:
     if not present:
-        read.problems.append("no history_fts index: `sitegen history` searches by reading every prompt")
+        read.problems.append(_NO_FTS)
         return
     try:
         connection.execute("SELECT rowid FROM history_fts WHERE history_fts MATCH '\"a\"*' LIMIT 1").fetchall()
@@ -457,14 +468,18 @@ def read_store(path: Path, fts_words: Sequence[str] | None = None, previous: Sna
             if _is_busy(error):
                 read.busy = True
                 read.problems.append("locked by another process (SQLITE_BUSY) past the retries")
+            elif truncated:
+                read.problems.append(f"{truncated}; it cannot be read ({error})")
             else:
                 read.problems.append(f"cannot be read: {error}")
-            if truncated:
-                read.problems.append(truncated)
             return read
         except OSError as error:
             read.problems.append(f"cannot read it: {error.strerror or error}")
             return read
         if truncated:
-            attempt.problems.insert(0, truncated)
+            # One line for the one defect: the cut, and what it cost.
+            damage = next((line for line in attempt.problems if line.startswith("damaged (")), None)
+            if damage is not None:
+                attempt.problems.remove(damage)
+            attempt.problems.insert(0, f"{truncated}; {damage}" if damage is not None else truncated)
         return attempt

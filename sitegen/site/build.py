@@ -19,7 +19,7 @@ from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full, open_regular, remove_file, remove_tree, replace_file
 from sitegen.gcpause import collector_paused
-from sitegen.history.store import HISTORY_FILE, history_stores
+from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
@@ -110,6 +110,8 @@ class BuildResult:
     problems: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     full: bool = False
+    # Lines of the problems page that name no defect (a prompt store without history_fts): --strict passes.
+    notes: list[str] = field(default_factory=list)
     # With BuildConfig.profile: seconds per phase (sitegen.timings.PHASES), summed over the processes.
     seconds: dict[str, float] = field(default_factory=dict)
     processes: int = 1
@@ -498,7 +500,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     with clock.phase("prompts"):
         changed = bool(jobs or removed or full or not manifest.complete)
         prompts = _update_prompts(config, pi_dirs, manifest, assets, changed=changed)
-    result.problems += [f"{store}: {message}" for store, message in prompts.problems]
+    for store, message in prompts.problems:
+        (result.notes if is_note(message) else result.problems).append(f"{store}: {message}")
     result.written.extend(prompts.written)
     # A build stopped half way (manifest.complete False) left the indexes as they were before it.
     if jobs or removed or full or new_problems or unnamed_changed or not manifest.complete or prompts.changed:
