@@ -207,6 +207,18 @@ def test_a_rebuild_in_the_same_process_makes_what_a_first_build_makes(tmp_path: 
     assert "ZZ_NEW_ZZ prompt" in html
 
 
+def test_a_first_session_links_prompts_kept_from_a_build_without_one(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    # No folder: only its text can link it.
+    omp_store(agent / "history.db", [HistoryRow("ZZ_GAMMA_ZZ first question", T0 + 1, None, None)])
+    site = tmp_path / "site"
+    build(site, agent)
+    assert _prompts_data(site)[0][4] == ""
+    make_session(agent, "/work/gamma", "sess-gamma", "ZZ_GAMMA_ZZ")
+    build(site, agent)
+    assert str(_prompts_data(site)[0][4]).endswith("sess-gamma.html#entry-u1")
+
+
 @pytest.mark.parametrize("same_process", [True, False])
 def test_a_locked_store_shows_the_last_good_prompts(tmp_path: Path, same_process: bool) -> None:
     agent = _agent(tmp_path)

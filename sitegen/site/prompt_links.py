@@ -60,6 +60,11 @@ class PromptLinker:
             for entry_id, time_ms, key in record.prompts:
                 self._by_text.setdefault(key, []).append((time_ms, entry_id, record))
 
+    @property
+    def matches_text(self) -> bool:
+        """Whether any session has a user message to match a prompt's text against (prompt_key)."""
+        return bool(self._by_text)
+
     def link(self, prompt: Prompt, key: str | None = None) -> SessionLink | None:
         """The session (and entry) the prompt was sent in; None when no session of the site has it.
         key: prompt_key(prompt.text), when the caller has it."""

@@ -44,6 +44,7 @@ class KeptRows:
     projects: dict[str, str] = field(default_factory=dict)  # folder -> its project page ("" none)
     rows: dict[str, dict[int, tuple[str, list[Any]]]] = field(default_factory=dict)  # store -> id -> key, row
     chunks: dict[str, list[Chunk]] = field(default_factory=dict)  # store -> its chunks in order
+    keyed: bool = True  # False: no session had a message to match, so rows hold no prompt_key
 
 
 def store_tag(path: Path) -> str:
@@ -128,6 +129,10 @@ def prompt_chunks(
     remakes only the rows of changed prompts and of prompts whose session changed; fresh gets what
     this build made, for the next. A store in locked (it could not be read) has the last build's chunks."""
     maker = _RowMaker(records)
+    # Without a user message in any session, no prompt is matched by text: its key is not worked out.
+    keyed = fresh.keyed = maker.linker.matches_text
+    if kept is not None and keyed and not kept.keyed:
+        kept = None
     fresh.links = {record.key: _link_view(record) for record in records}
     sessions, keys, folders = _affected(kept, fresh.links, maker) if kept is not None else (set(), set(), set())
     relink = bool(sessions or keys or folders)
@@ -154,7 +159,7 @@ def prompt_chunks(
                     or prompt.id in changed
                     or (relink and (prompt.session_id in sessions or held[0] in keys or (prompt.cwd or "") in folders))
                 ):
-                    key = prompt_key(prompt.text)
+                    key = prompt_key(prompt.text) if keyed else ""
                     held = (key, maker.row(tag, prompt, key))
                     remade = True
                 rows[prompt.id] = held
