@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from sitegen.gcpause import collector_paused
 from sitegen.session.discover import not_a_file
 
 __all__ = [
@@ -290,53 +291,58 @@ def _fts_match(connection: sqlite3.Connection, read: StoreRead, present: bool, w
 
 def _fetch(cursor: sqlite3.Cursor, snapshot: Snapshot) -> str | None:
     """The rows of cursor into snapshot; what went wrong half way, if anything."""
-    # Folders and session ids repeat: each distinct value is decoded once (and 1 when it is not UTF-8).
-    names: dict[object, tuple[str | None, int]] = {None: (None, 0)}
-    meta, prompts, flags = snapshot.meta, snapshot.prompts, snapshot.flags
     try:
-        while rows := cursor.fetchmany(_ROWS_PER_FETCH):
-            for row in rows:
-                row_id, prompt, created, cwd, session_id, use_count = row
-                if type(row_id) is not int:
-                    snapshot.unkeyed += 1
-                    continue
-                meta[row_id] = row[2:]
-                flag = 0
-                if type(prompt) is bytes:
-                    try:
-                        text = prompt.decode()
-                    except UnicodeDecodeError:
-                        text = prompt.decode("utf-8", "replace")
-                        flag = _BAD_ONE
-                else:
-                    bad = [0]
-                    text = _text(prompt, bad) or ""
-                    flag = bad[0] * _BAD_ONE
-                if not text:
-                    flags[row_id] = flag | _EMPTY
-                    continue
-                if type(created) is int and 0 <= created < _MILLISECONDS_FROM:
-                    seconds: int | None = created
-                else:
-                    seconds = _seconds(created)
-                    if seconds is None and created is not None:
-                        flag |= _UNDATED
-                place = names.get(cwd)
-                if place is None:
-                    place = names[cwd] = _name(cwd)
-                session = names.get(session_id)
-                if session is None:
-                    session = names[session_id] = _name(session_id)
-                flag += (place[1] + session[1]) * _BAD_ONE
-                if flag:
-                    flags[row_id] = flag
-                count = use_count if type(use_count) is int else None
-                prompts[row_id] = Prompt(row_id, text, seconds, place[0], session[0], count)
+        with collector_paused():  # a few hundred thousand objects, none in a cycle
+            _fetch_rows(cursor, snapshot)
     except sqlite3.DatabaseError as error:
         if _is_busy(error):
             raise
-        return f"damaged ({error}): {len(prompts):,} prompts could be read before it"
+        return f"damaged ({error}): {len(snapshot.prompts):,} prompts could be read before it"
     return None
+
+
+def _fetch_rows(cursor: sqlite3.Cursor, snapshot: Snapshot) -> None:
+    # Folders and session ids repeat: each distinct value is decoded once (and 1 when it is not UTF-8).
+    names: dict[object, tuple[str | None, int]] = {None: (None, 0)}
+    meta, prompts, flags = snapshot.meta, snapshot.prompts, snapshot.flags
+    while rows := cursor.fetchmany(_ROWS_PER_FETCH):
+        for row in rows:
+            row_id, prompt, created, cwd, session_id, use_count = row
+            if type(row_id) is not int:
+                snapshot.unkeyed += 1
+                continue
+            meta[row_id] = row[2:]
+            flag = 0
+            if type(prompt) is bytes:
+                try:
+                    text = prompt.decode()
+                except UnicodeDecodeError:
+                    text = prompt.decode("utf-8", "replace")
+                    flag = _BAD_ONE
+            else:
+                bad = [0]
+                text = _text(prompt, bad) or ""
+                flag = bad[0] * _BAD_ONE
+            if not text:
+                flags[row_id] = flag | _EMPTY
+                continue
+            if type(created) is int and 0 <= created < _MILLISECONDS_FROM:
+                seconds: int | None = created
+            else:
+                seconds = _seconds(created)
+                if seconds is None and created is not None:
+                    flag |= _UNDATED
+            place = names.get(cwd)
+            if place is None:
+                place = names[cwd] = _name(cwd)
+            session = names.get(session_id)
+            if session is None:
+                session = names[session_id] = _name(session_id)
+            flag += (place[1] + session[1]) * _BAD_ONE
+            if flag:
+                flags[row_id] = flag
+            count = use_count if type(use_count) is int else None
+            prompts[row_id] = Prompt(row_id, text, seconds, place[0], session[0], count)
 
 
 def _name(value: object) -> tuple[str | None, int]:
