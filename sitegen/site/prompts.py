@@ -15,6 +15,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file
+from sitegen.gcpause import collector_paused
 from sitegen.history.store import Snapshot, StoreRead, read_store, store_fingerprint
 from sitegen.site.prompt_data import (
     CHUNK_PROMPTS,
@@ -235,6 +236,22 @@ def update_prompts(
 
     Unchanged stores (size and mtime of the database and its WAL) and sessions cost a stat each;
     problem_count is the sessions' problems, which the page's navigation adds its own to."""
+    # Hundreds of thousands of rows, lists and strings, none in a cycle: the collector would walk
+    # them again and again for nothing.
+    with collector_paused():
+        return _update_prompts(site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
+
+
+def _update_prompts(
+    site_dir: Path,
+    stores: Sequence[Path],
+    records: Sequence[SessionRecord],
+    assets: dict[str, str],
+    problem_count: int,
+    sessions_changed: bool,
+    looked: Sequence[Path],
+    jobs: int,
+) -> PromptsResult:
     result = PromptsResult()
     state = _load_json(site_dir / _STATE)
     if not isinstance(state, dict) or state.get("format") != FORMAT:
