@@ -18,7 +18,9 @@
   var toolbar = doc.querySelector(".toolbar");
 
   function promptText(entry, id) {
-    var row = page.rowById.get(id);
+    // A long page makes the rows it has not drawn yet from their markup (treerows.js).
+    var treeRows = window.sitegenTreeRows;
+    var row = page.rowById.get(id) || (treeRows && treeRows.indexOf(id) >= 0 ? treeRows.element(treeRows.indexOf(id)) : null);
     if (row) {
       var link = row.querySelector("a");
       return (link || row).textContent;

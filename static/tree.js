@@ -1,6 +1,7 @@
 /* sitegen session page: the sidebar. Tree rows open their entry, the tree filters as you type and
    follows the view filters and the reading position; branch links switch branches; tabs and the
-   phone drawer show one panel at a time. */
+   phone drawer show one panel at a time. A long page's rows are drawn a window at a time (treerows.js):
+   the filtering below then works on its records, not on elements. */
 (function () {
   "use strict";
 
@@ -12,7 +13,10 @@
   if (!page || !sidebar || !treeNav) {
     return;
   }
-  var rows = treeNav.querySelectorAll("li[data-id]");
+  // A long page's rows (treerows.js), else the rows in the page.
+  var virtualRows = window.sitegenTreeRows || null;
+  var rows = virtualRows ? null : treeNav.querySelectorAll("li[data-id]");
+  var rowCount = virtualRows ? virtualRows.count : rows.length;
   var search = doc.getElementById("tree-search");
   var count = doc.getElementById("tree-count");
   var branchList = doc.getElementById("branches");
@@ -83,10 +87,18 @@
   // ---- Marks: the row last opened, and the row of the entry in view ----
 
   // An entry without a row of its own (a message that only calls tools) is shown by the row before it.
+  function rowOf(id) {
+    if (virtualRows) {
+      var index = virtualRows.indexOf(id);
+      return index < 0 ? null : virtualRows.element(index);
+    }
+    return page.rowById.get(id) || null;
+  }
+
   function rowFor(id) {
     var guard = 64;
     while (id && guard-- > 0) {
-      var row = page.rowById.get(id);
+      var row = rowOf(id);
       if (row) {
         return row;
       }
@@ -98,6 +110,10 @@
   }
 
   function reveal(row) {
+    if (row && virtualRows) {
+      virtualRows.reveal(virtualRows.indexOf(row.getAttribute("data-id")), false);
+      return;
+    }
     // Scroll the sidebar only: scrollIntoView would also move the page.
     if (!row || treeNav.hidden || treeNav.scrollHeight <= treeNav.clientHeight) {
       return;
@@ -180,24 +196,34 @@
   // ---- Filtering: the view filters (as page.css applies them) and the words typed ----
 
   // Mirrors page.css's "#tree" filter rules, so the count says what the reader sees.
-  function allowedByFilter(row, filter) {
-    var cls = row.classList;
+  // `has(i, name)`: whether row i has a class (the row's own, or a long page's record of it).
+  function allowedByFilter(has, i, filter) {
     if (filter === "all") {
       return true;
     }
     if (filter === "labelled") {
-      return cls.contains("labelled");
+      return has(i, "labelled");
     }
-    if (cls.contains("kind-custom") || cls.contains("kind-label") || cls.contains("is-hidden")) {
+    if (has(i, "kind-custom") || has(i, "kind-label") || has(i, "is-hidden")) {
       return false;
     }
     if (filter === "user") {
-      return cls.contains("kind-user");
+      return has(i, "kind-user");
     }
     if (filter === "no-tools") {
-      return !(cls.contains("kind-tool") || cls.contains("kind-tool_result") || cls.contains("kind-execution"));
+      return !(has(i, "kind-tool") || has(i, "kind-tool_result") || has(i, "kind-execution"));
     }
     return true;
+  }
+
+  function elementHas(i, name) {
+    return rows[i].classList.contains(name);
+  }
+
+  var hasClass = virtualRows ? virtualRows.hasClass : elementHas;
+
+  function rowId(i) {
+    return virtualRows ? virtualRows.id(i) : rows[i].getAttribute("data-id");
   }
 
   var rowTexts = null;
@@ -213,28 +239,36 @@
     if (words.length && rowTexts === null) {
       rowTexts = [];
       // A failed step is found by the word too: its mark is only a colour and a sign.
-      for (var r = 0; r < rows.length; r++) {
-        var failed = rows[r].classList.contains("failed") ? " failed" : "";
-        rowTexts.push(rows[r].textContent.toLowerCase() + failed);
+      for (var r = 0; r < rowCount; r++) {
+        var failed = hasClass(r, "failed") ? " failed" : "";
+        rowTexts.push((virtualRows ? virtualRows.text(r) : rows[r].textContent).toLowerCase() + failed);
       }
     }
     var shown = 0;
     var matched = 0;
+    var drawn = [];
     firstMatch = null;
-    for (var i = 0; i < rows.length; i++) {
-      var allowed = allowedByFilter(rows[i], filter);
+    for (var i = 0; i < rowCount; i++) {
+      var allowed = allowedByFilter(hasClass, i, filter);
       var match = true;
       for (var w = 0; w < words.length && match; w++) {
         match = rowTexts[i].indexOf(words[w]) !== -1;
       }
-      rows[i].classList.toggle("no-match", !match);
+      if (!virtualRows) {
+        rows[i].classList.toggle("no-match", !match);
+      }
       if (allowed) {
         shown++;
         if (match) {
           matched++;
-          firstMatch = firstMatch || rows[i];
+          firstMatch = firstMatch === null ? rowId(i) : firstMatch;
+          drawn.push(i);
         }
       }
+    }
+    // A long page's tree draws only the rows it shows.
+    if (virtualRows) {
+      virtualRows.show(drawn);
     }
     treeNav.classList.toggle("searching", words.length > 0);
     if (count) {
@@ -242,7 +276,7 @@
       if (words.length) {
         count.textContent = matched + " of " + shown;
       } else {
-        count.textContent = shown === rows.length ? String(shown) : shown + " of " + rows.length;
+        count.textContent = shown === rowCount ? String(shown) : shown + " of " + rowCount;
       }
     }
   }
@@ -250,9 +284,9 @@
   if (search) {
     search.addEventListener("input", applyFilter);
     search.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && firstMatch) {
+      if (event.key === "Enter" && firstMatch !== null) {
         event.preventDefault();
-        page.openFromTree(firstMatch.getAttribute("data-id"));
+        page.openFromTree(firstMatch);
         closeDrawerIfNarrow();
       } else if (event.key === "Escape") {
         search.value = "";
@@ -261,6 +295,17 @@
     });
   }
   doc.addEventListener("sitegen:view", applyFilter);
+  // A long page's tree draws the rows the view filter shows from the start (the count as the page wrote it).
+  if (virtualRows) {
+    var filterAtStart = page.currentFilter();
+    var startRows = [];
+    for (var s = 0; s < rowCount; s++) {
+      if (allowedByFilter(hasClass, s, filterAtStart)) {
+        startRows.push(s);
+      }
+    }
+    virtualRows.show(startRows);
+  }
 
   window.sitegenTree = { selectTab: selectTab, setDrawer: setDrawer };
 })();

@@ -85,16 +85,99 @@ def test_a_deep_link_to_a_late_entry(browser: Browser, page_file: Path) -> None:
         page.context.close()
 
 
+def tree_search(page: Page, words: str) -> None:
+    page.locator("#tree-search").fill(words)
+
+
 def test_tree_rows_and_branches_reach_late_entries(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
+    # The rows far down the tree are drawn when the tree gets there: the filter brings them up.
+    tree_search(page, "ZZ_STEP_595_ZZ")
     page.locator('#tree li[data-id="u0595"] a').click()
     on_screen(page, "u0595")
+    tree_search(page, "ZZ_OLD_BRANCH_ZZ")
     page.locator('#tree li[data-id="old0"] a').click()
     on_screen(page, "old0")
     assert page.locator("#entry-old1").is_visible()
     assert not page.locator("#entry-last").is_visible()
     assert not page.locator("#entry-u0590").is_visible()  # after the fork, on the other branch
     assert page.locator("#entry-u0580").is_visible()
+    assert_clean(watch)
+
+
+def tree_rows(page: Page) -> list[str]:
+    return page.evaluate("() => [...document.querySelectorAll('#tree li[data-id]')].map(r => r.dataset.id)")
+
+
+def test_the_tree_draws_the_rows_near_its_view(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    rows = 3 * TURNS + 3  # prompt, reply and result each turn; the fork's two entries; the last prompt
+    assert page.locator("#tree-count").inner_text() == str(rows)
+    drawn = tree_rows(page)
+    assert drawn[0] == "u0000" and 40 < len(drawn) < 400
+    # The wheel to the tree's end, as a reader does: the last rows are drawn, and the last one opens its entry.
+    box = page.locator("#tree").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
+    page.mouse.wheel(0, 10_000_000)
+    page.wait_for_function("() => !!document.querySelector('#tree li[data-id=\"last\"]')")
+    assert "u0000" not in tree_rows(page)
+    page.locator('#tree li[data-id="last"] a').click()
+    on_screen(page, "last")
+    marks = (page.locator('#tree li[data-id="last"]').get_attribute("class") or "").split()
+    assert {"kind-user", "on-path", "current"} <= set(marks)
+    assert_clean(watch)
+
+
+def test_tree_search_and_filters_count_every_row(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    rows = 3 * TURNS + 3
+    tree_search(page, "zz_step_")
+    page.wait_for_function(f"() => document.getElementById('tree-count').textContent === '{TURNS} of {rows}'")
+    # Only matching rows are drawn, the first of them at the top; Enter opens it.
+    assert tree_rows(page)[:3] == ["u0000", "u0001", "u0002"]
+    tree_search(page, "zz_step_599_zz")
+    page.wait_for_function(f"() => document.getElementById('tree-count').textContent === '1 of {rows}'")
+    assert tree_rows(page) == ["u0599"]
+    page.locator("#tree-search").press("Enter")
+    on_screen(page, "u0599")
+    tree_search(page, "")
+    # A view filter: the tree counts and draws only user prompts (the other branch's too).
+    page.locator('button.filter[data-filter="user"]').click()
+    page.wait_for_function(
+        f"() => document.getElementById('tree-count').textContent === '{TURNS + 2} of {rows}'"
+    )
+    assert all(row.startswith("u") or row in ("old0", "last") for row in tree_rows(page))
+    assert_clean(watch)
+
+
+def test_the_tree_follows_the_reading_position_on_a_long_page(browser: Browser, page_file: Path) -> None:
+    page, watch = open_page(browser, page_file, fragment="#entry-u0590")
+    try:
+        on_screen(page, "u0590")
+        # The reader scrolls a little: the row of the entry in view is drawn and scrolled into the tree's view.
+        page.mouse.move(900, 500)
+        page.mouse.wheel(0, 60)
+        page.wait_for_function(
+            "() => { const row = document.querySelector('#tree li.in-view');"
+            " if (!row || !['u0590', 'a0590', 'u0591'].includes(row.dataset.id)) return false;"
+            " const tree = document.getElementById('tree').getBoundingClientRect();"
+            " const r = row.getBoundingClientRect();"
+            " return r.top >= tree.top && r.bottom <= tree.bottom; }"
+        )
+        assert_clean(watch)
+    finally:
+        page.context.close()
+
+
+def test_find_reaches_every_entry(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.locator("#find").fill("ZZ_STEP_")
+    page.locator("#find").press("Enter")
+    page.wait_for_function(f"() => document.getElementById('find-status').textContent === '1 of {TURNS}'")
+    page.locator("#find").press("Shift+Enter")
+    page.wait_for_function(f"() => document.getElementById('find-status').textContent === '{TURNS} of {TURNS}'")
+    on_screen(page, f"u{TURNS - 1:04d}")
     assert_clean(watch)
 
 

@@ -60,6 +60,9 @@ CHUNK_NODES = 256
 LAZY_AFTER_NODES = 1500
 # Those chunks are smaller, so that putting one into the page never holds the reader up for long.
 LAZY_CHUNK_NODES = 64
+# A long page's tree holds its first rows (more than a sidebar shows); tree.js draws the rest from raw
+# text as the sidebar scrolls: laying out tens of thousands of rows was most of the page's opening time.
+LAZY_TREE_ROWS = 100
 # C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # The same characters as UTF-8 bytes (no other character's encoding holds these bytes).
@@ -71,6 +74,7 @@ PAGE_SCRIPTS = (
     "chunks.js",
     "page.js",
     "totals.js",
+    "treerows.js",
     "tree.js",
     "outline.js",
     "context.js",
@@ -404,6 +408,7 @@ class PageRenderer:
             options=options,
             conversation=Markup(slot),
             rows=tree_nav,
+            tree_first=LAZY_TREE_ROWS if lazy else len(tree_nav),
             entry_links=_entry_links(transcript, order) if lazy else None,
             branches=branches,
             leaf=transcript.default_leaf,
