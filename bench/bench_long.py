@@ -1,5 +1,6 @@
 """A long session with heavy artifacts, exported by sitegen and by pi, then opened in Chromium: export time,
-page size, first paint and load, side by side in one run.
+page size, first paint and load, and when the page is usable (find reaches the last entry, a tree click on
+the last entry shows it, a view filter toggles: bench/long_usable.py), side by side in one run.
 
 Run: python bench/bench_long.py [--mb 50] [--turns 8000] [--artifact-mb 400] [--seed 0] [--runs 2]
            [--artifacts budget|full|none] [--session FILE]
@@ -28,6 +29,7 @@ from bench_export import (  # noqa: E402  (bench/ is not a package)
     tool_command,
 )
 from corpus import write_big_session  # noqa: E402
+from long_usable import format_figure, last_entry, usable_times  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
@@ -131,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     sitegen = sitegen_command(args.sitegen_bin)
     pi = tool_command(args.pi_bin, "PI_BIN", PIREF / "pi")
     rows: list[tuple[str, float, int, dict[str, float]]] = []
+    usable: list[tuple[str, dict[str, tuple[float | None, str]]]] = []
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         ours = work / "sitegen.html"
@@ -145,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             times.append(run.seconds)
         rows.append(("sitegen", min(times), ours.stat().st_size, open_times(ours)))
+        entry, phrase = last_entry(ours)
+        usable.append(("sitegen", usable_times(ours, "sitegen", entry, phrase)))
         if pi is not None:
             theirs = work / "pi.html"
             times = []
@@ -154,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 run = run_measured([*pi, "--export", str(copy), str(theirs)], env=child_env(work / "pihome"))
                 times.append(run.seconds)
             rows.append(("pi", min(times), theirs.stat().st_size, open_times(theirs)))
+            usable.append(("pi", usable_times(theirs, "pi", entry, phrase)))
     print(f"| tool | export s | × pi | page MB | × session | first paint s | load s |  (--artifacts {args.artifacts})")
     print("|---|---|---|---|---|---|---|")
     pi_seconds = rows[1][1] if len(rows) > 1 else None
@@ -163,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
             f"| {tool} | {seconds:.2f} | {ratio} | {page_bytes / MB:.1f} | {page_bytes / size:.2f} | "
             f"{opened['first_paint']:.2f} | {opened['load']:.2f} |"
         )
+    print()
+    print("| tool | usable: find in the last entry s | tree click on the last entry, in view s | filter s |")
+    print("|---|---|---|---|")
+    for tool, figures in usable:
+        shown = " | ".join(format_figure(figures[action]) for action in ("find", "tree", "filter"))
+        print(f"| {tool} | {shown} |")
     return 0
 
 
