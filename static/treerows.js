@@ -108,7 +108,9 @@
 
   function draw(force) {
     var height = measure();
-    var top = treeNav.scrollTop - listTop();
+    // Fewer rows shown than the view went down to (words typed while scrolled down): draw the last ones,
+    // and the browser brings the scroll back to the shorter list's end.
+    var top = Math.min(treeNav.scrollTop - listTop(), Math.max(0, shown.length * height - treeNav.clientHeight));
     var from = Math.max(0, Math.floor(top / height) - SPARE / 2);
     var to = Math.min(shown.length, Math.ceil((top + treeNav.clientHeight) / height) + SPARE / 2);
     if (!force && from >= drawnFrom && to <= drawnTo) {

@@ -109,6 +109,17 @@ def tree_rows(page: Page) -> list[str]:
     return page.evaluate("() => [...document.querySelectorAll('#tree li[data-id]')].map(r => r.dataset.id)")
 
 
+def wheel_to_tree_end(page: Page) -> None:
+    box = page.locator("#tree").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
+    page.mouse.wheel(0, 10_000_000)
+    page.wait_for_function(
+        "() => { const tree = document.getElementById('tree');"
+        " return tree.scrollTop > 0 && tree.scrollTop + tree.clientHeight >= tree.scrollHeight - 2; }"
+    )
+
+
 def test_the_tree_draws_the_rows_near_its_view(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     rows = 3 * TURNS + 3  # prompt, reply and result each turn; the fork's two entries; the last prompt
@@ -116,10 +127,7 @@ def test_the_tree_draws_the_rows_near_its_view(opened: tuple[Page, PageWatch]) -
     drawn = tree_rows(page)
     assert drawn[0] == "u0000" and 40 < len(drawn) < 400
     # The wheel to the tree's end, as a reader does: the last rows are drawn, and the last one opens its entry.
-    box = page.locator("#tree").bounding_box()
-    assert box is not None
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
-    page.mouse.wheel(0, 10_000_000)
+    wheel_to_tree_end(page)
     page.wait_for_function("() => !!document.querySelector('#tree li[data-id=\"last\"]')")
     assert "u0000" not in tree_rows(page)
     page.locator('#tree li[data-id="last"] a').click()
@@ -136,6 +144,9 @@ def test_tree_search_and_filters_count_every_row(opened: tuple[Page, PageWatch])
     page.wait_for_function(f"() => document.getElementById('tree-count').textContent === '{TURNS} of {rows}'")
     # Only matching rows are drawn, the first of them at the top; Enter opens it.
     assert tree_rows(page)[:3] == ["u0000", "u0001", "u0002"]
+    # Typed while the tree is scrolled to its end, the one match is drawn all the same.
+    tree_search(page, "")
+    wheel_to_tree_end(page)
     tree_search(page, "zz_step_599_zz")
     page.wait_for_function(f"() => document.getElementById('tree-count').textContent === '1 of {rows}'")
     assert tree_rows(page) == ["u0599"]
