@@ -16,7 +16,7 @@ from sessions import SessionBuilder, branching_session, text, tool_call
 
 from sitegen.render.export import export_html, export_page, load_transcript
 from sitegen.render.highlight import Highlighter
-from sitegen.render.page import PageRenderer, format_time
+from sitegen.render.page import LAZY_TREE_ROWS, PageRenderer, format_time
 from sitegen.render.split import render_in_two
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -134,8 +134,11 @@ def test_thirty_thousand_deep_chain_exports(tmp_path: Path) -> None:
     finally:
         sys.setrecursionlimit(old)
     assert "ZZ_DEEP_END_ZZ" in html
+    # A long page's tree: its first rows in the list, the others as raw text that treerows.js draws from.
     tree = html[html.index('<ol class="tree">') : html.index("</ol>")]
-    assert tree.count("<li ") == 30_002
+    rest = html[html.index('<script type="text/x-sitegen-rows" id="tree-rows">') : html.index('<nav id="outline"')]
+    assert tree.count("<li ") == LAZY_TREE_ROWS
+    assert tree.count("<li ") + rest.count("<li ") == 30_002
 
 
 def test_images_inline_as_data_uris_and_bad_types_refused(tmp_path: Path) -> None:
