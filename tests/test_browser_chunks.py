@@ -137,6 +137,25 @@ def test_the_tree_draws_the_rows_near_its_view(opened: tuple[Page, PageWatch]) -
     assert_clean(watch)
 
 
+def test_a_tree_click_puts_in_only_the_chunk_it_opens(browser: Browser, page_file: Path) -> None:
+    # No idle time for the background: what the click needs is all that goes in.
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("window.requestIdleCallback = function () { return 0; };")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(page_file.resolve().as_uri())
+    pending = "() => document.querySelectorAll('script[type=\"text/x-sitegen-entries\"]').length"
+    before = page.evaluate(pending)
+    wheel_to_tree_end(page)
+    page.locator('#tree li[data-id="last"] a').click()
+    on_screen(page, "last")
+    # The last entry's chunk, and the one before when the chunk starts inside a tool call's message.
+    assert before - 2 <= page.evaluate(pending) <= before - 1
+    assert errors == []
+    context.close()
+
+
 def test_tree_search_and_filters_count_every_row(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     rows = 3 * TURNS + 3
