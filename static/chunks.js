@@ -27,6 +27,7 @@
       return;
     }
     pending.splice(index, 1);
+    texts.delete(script);
     var template = doc.createElement("template");
     template.innerHTML = script.textContent;
     var added = Array.prototype.slice.call(template.content.querySelectorAll("[data-parent]"));
@@ -78,12 +79,25 @@
     return html.replace(/<[^>]*>/g, "").replace(ENTITY, decodeEntity);
   }
 
+  // Each chunk's text, made at the first search and kept for the next ones (typing goes on after a
+  // pause): making it from the markup is most of what a search of the chunks costs.
+  var texts = new Map();
+
+  function textOf(script) {
+    var text = texts.get(script);
+    if (text === undefined) {
+      text = plainText(script.textContent);
+      texts.set(script, text);
+    }
+    return text;
+  }
+
   // Put in the chunks whose text matches `pattern` (find): the others cannot hold a match, so a search
   // of a long page builds only what it finds instead of every entry.
   function withText(pattern) {
     var matching = pending.filter(function (script) {
       pattern.lastIndex = 0;
-      return pattern.test(plainText(script.textContent));
+      return pattern.test(textOf(script));
     });
     matching.forEach(materialize);
     return matching.length;
