@@ -202,8 +202,8 @@ def test_the_tree_follows_the_reading_position_on_a_long_page(browser: Browser, 
 
 def test_find_reaches_every_entry(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
+    # Find jumps to the first match once typing pauses (an Enter then would go on to the second).
     page.locator("#find").fill("ZZ_STEP_")
-    page.locator("#find").press("Enter")
     page.wait_for_function(f"() => document.getElementById('find-status').textContent === '1 of {TURNS}'")
     page.locator("#find").press("Shift+Enter")
     page.wait_for_function(f"() => document.getElementById('find-status').textContent === '{TURNS} of {TURNS}'")
