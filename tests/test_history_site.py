@@ -207,6 +207,24 @@ def test_a_rebuild_in_the_same_process_makes_what_a_first_build_makes(tmp_path: 
     assert "ZZ_NEW_ZZ prompt" in html
 
 
+def test_a_large_first_build_on_workers_makes_what_one_process_makes(tmp_path: Path) -> None:
+    # Big enough (about 6 MB) to be read while workers index it, segment by segment.
+    agent = _agent(tmp_path)
+    words = "fix the login handler and check the cache before the retry loop gives up "
+    rows = [HistoryRow(f"ZZ{n:05d} {words * 3}", T0 + n, "/work/alpha", None) for n in range(14_000)]
+    omp_store(agent / "history.db", rows)
+    assert (agent / "history.db").stat().st_size > 5_000_000
+    built = {}
+    for jobs in (2, 1):
+        site = tmp_path / "site"
+        result = build_site(BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=jobs))
+        assert result.problems == []
+        built[jobs] = {**_files(site / "prompts"), **_files(site / "search"), "": (site / "prompts.html").read_bytes()}
+        os.rename(site, tmp_path / f"site-{jobs}")
+    assert built[2] == built[1]
+    assert len(_prompts_data(tmp_path / "site-2")) == 14_000
+
+
 def test_a_first_session_links_prompts_kept_from_a_build_without_one(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     # No folder: only its text can link it.

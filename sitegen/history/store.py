@@ -7,7 +7,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +18,7 @@ from sitegen.session.discover import not_a_file
 
 __all__ = [
     "HISTORY_FILE",
+    "OnBatch",
     "Prompt",
     "Snapshot",
     "StoreRead",
@@ -88,6 +89,18 @@ class StoreRead:
     snapshot: Snapshot | None = None
     # After a read given a snapshot: ids whose prompt is new, changed or gone (None: all read anew).
     changed: set[int] | None = None
+
+
+# Called during a full read with the snapshot read so far, after each batch of rows (and not after
+# the last: read_store's StoreRead has those); a retried read starts a new snapshot.
+OnBatch = Callable[["Snapshot"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    fts_words: Sequence[str] | None
+    previous: Snapshot | None
+    on_batch: OnBatch | None
 
 
 class _Moved(Exception):
@@ -185,9 +198,7 @@ def fts_expression(words: Sequence[str]) -> str:
     return " AND ".join('"' + word.replace('"', '""') + '"*' for word in words)
 
 
-def _read_rows(
-    connection: sqlite3.Connection, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None
-) -> None:
+def _read_rows(connection: sqlite3.Connection, read: StoreRead, ask: _Ask) -> None:
     """The history table (and history_fts, when asked) inside one read transaction."""
     connection.execute("BEGIN")
     try:
@@ -213,16 +224,17 @@ def _read_rows(
         selected = ["id" if "id" in columns else "rowid", "prompt"]
         selected += [name if name in columns else "NULL" for name in _KNOWN[2:]]
         read.readable = True
-        if fts_words is not None:
-            read.matched = _fts_match(connection, read, "history_fts" in tables, fts_words)
+        if ask.fts_words is not None:
+            read.matched = _fts_match(connection, read, "history_fts" in tables, ask.fts_words)
         else:
             _probe_fts(connection, read, "history_fts" in tables)
         snapshot = read.snapshot = Snapshot(", ".join(selected))
         damage = None
-        if previous is None or not _read_changes(connection, selected, previous, read):
+        if ask.previous is None or not _read_changes(connection, selected, ask.previous, read):
             snapshot = read.snapshot = Snapshot(snapshot.columns)
             read.changed = None
-            damage = _fetch(connection.execute(f"SELECT {snapshot.columns} FROM history ORDER BY 1"), snapshot)
+            cursor = connection.execute(f"SELECT {snapshot.columns} FROM history ORDER BY 1")
+            damage = _fetch(cursor, snapshot, ask.on_batch)
         _tally(read, snapshot, damage)
     finally:
         if connection.in_transaction:
@@ -289,11 +301,11 @@ def _fts_match(connection: sqlite3.Connection, read: StoreRead, present: bool, w
     return {row[0] for row in rows if isinstance(row[0], int)}
 
 
-def _fetch(cursor: sqlite3.Cursor, snapshot: Snapshot) -> str | None:
+def _fetch(cursor: sqlite3.Cursor, snapshot: Snapshot, on_batch: OnBatch | None = None) -> str | None:
     """The rows of cursor into snapshot; what went wrong half way, if anything."""
     try:
         with collector_paused():  # a few hundred thousand objects, none in a cycle
-            _fetch_rows(cursor, snapshot)
+            _fetch_rows(cursor, snapshot, on_batch)
     except sqlite3.DatabaseError as error:
         if _is_busy(error):
             raise
@@ -301,11 +313,13 @@ def _fetch(cursor: sqlite3.Cursor, snapshot: Snapshot) -> str | None:
     return None
 
 
-def _fetch_rows(cursor: sqlite3.Cursor, snapshot: Snapshot) -> None:
+def _fetch_rows(cursor: sqlite3.Cursor, snapshot: Snapshot, on_batch: OnBatch | None) -> None:
     # Folders and session ids repeat: each distinct value is decoded once (and 1 when it is not UTF-8).
     names: dict[object, tuple[str | None, int]] = {None: (None, 0)}
     meta, prompts, flags = snapshot.meta, snapshot.prompts, snapshot.flags
     while rows := cursor.fetchmany(_ROWS_PER_FETCH):
+        if on_batch is not None and prompts:
+            on_batch(snapshot)
         for row in rows:
             row_id, prompt, created, cwd, session_id, use_count = row
             if type(row_id) is not int:
@@ -385,24 +399,24 @@ def _connect(uri: str) -> sqlite3.Connection:
     return connection
 
 
-def _read_with(uri: str, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None) -> None:
+def _read_with(uri: str, read: StoreRead, ask: _Ask) -> None:
     connection = _connect(uri)
     try:
-        _read_rows(connection, read, fts_words, previous)
+        _read_rows(connection, read, ask)
     finally:
         connection.close()
 
 
-def _read_immutable(path: str, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None) -> None:
+def _read_immutable(path: str, read: StoreRead, ask: _Ask) -> None:
     """A WAL database without a -wal file: opening it read-only would create -wal and -shm, so it
     is read as immutable (no locks, no files), and read again if a writer touched it meanwhile."""
     before = _stat(path)
-    _read_with(_uri(path, immutable="1"), read, fts_words, previous)
+    _read_with(_uri(path, immutable="1"), read, ask)
     if _stat(path) != before or os.path.lexists(f"{path}-wal"):
         raise _Moved
 
 
-def _read_copy(path: str, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None) -> None:
+def _read_copy(path: str, read: StoreRead, ask: _Ask) -> None:
     """A -wal without its -shm (left by a crash): a read-only open would create the -shm, so the
     database and its WAL are copied aside and the copy is read (SQLite replays the WAL into it)."""
     before = (_stat(path), _stat(f"{path}-wal"))
@@ -412,29 +426,32 @@ def _read_copy(path: str, read: StoreRead, fts_words: Sequence[str] | None, prev
         shutil.copyfile(f"{path}-wal", f"{copy}-wal")
         if (_stat(path), _stat(f"{path}-wal")) != before or os.path.lexists(f"{path}-shm"):
             raise _Moved
-        _read_with(_uri(copy, mode="ro"), read, fts_words, previous)
+        _read_with(_uri(copy, mode="ro"), read, ask)
 
 
-def _read_once(
-    path: str, header: bytes, read: StoreRead, fts_words: Sequence[str] | None, previous: Snapshot | None
-) -> None:
+def _read_once(path: str, header: bytes, read: StoreRead, ask: _Ask) -> None:
     wal_mode = len(header) >= 20 and header[18] == 2
     if wal_mode and not os.path.lexists(f"{path}-wal"):
-        _read_immutable(path, read, fts_words, previous)
+        _read_immutable(path, read, ask)
     elif wal_mode and not os.path.lexists(f"{path}-shm"):
-        _read_copy(path, read, fts_words, previous)
+        _read_copy(path, read, ask)
     else:
         # The agent has both files (or the database keeps a rollback journal): an ordinary
         # read-only connection, which takes a read lock and sees the last commit.
-        _read_with(_uri(path, mode="ro"), read, fts_words, previous)
+        _read_with(_uri(path, mode="ro"), read, ask)
 
 
-def read_store(path: Path, fts_words: Sequence[str] | None = None, previous: Snapshot | None = None) -> StoreRead:
+def read_store(
+    path: Path,
+    fts_words: Sequence[str] | None = None,
+    previous: Snapshot | None = None,
+    on_batch: OnBatch | None = None,
+) -> StoreRead:
     """Every prompt of a store, read in one transaction; with fts_words, also the ids history_fts
     matches for them (StoreRead.matched). Problems become lines in StoreRead.problems, never errors.
 
     With previous (the snapshot of an earlier read), only new and changed rows are fetched whole;
-    StoreRead.changed names them."""
+    StoreRead.changed names them. on_batch sees a full read's snapshot as it grows (see OnBatch)."""
     read = StoreRead(path)
     what = not_a_file(path)
     if what is not None:
@@ -459,7 +476,7 @@ def read_store(path: Path, fts_words: Sequence[str] | None = None, previous: Sna
     while True:
         attempt = StoreRead(path)
         try:
-            _read_once(str(path), header, attempt, fts_words, previous)
+            _read_once(str(path), header, attempt, _Ask(fts_words, previous, on_batch))
         except _Moved:
             moved += 1
             if moved < _CHANGED_RETRIES:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from sitegen.history.store import Prompt, StoreRead
+from sitegen.history.store import Prompt
 from sitegen.site.jobs import relative_url
 from sitegen.site.prompt_data import CHUNK_PROMPTS, chunk_name
 from sitegen.site.prompt_links import PromptLinker, prompt_key
@@ -18,7 +18,7 @@ from sitegen.site.records import SessionRecord
 from sitegen.site.sources import project_slug
 from sitegen.titles import clip
 
-__all__ = ["DISPLAY_CHARS", "PAGE", "Chunk", "KeptRows", "prompt_chunks", "store_tag"]
+__all__ = ["DISPLAY_CHARS", "PAGE", "Chunk", "ChunkMaker", "KeptRows", "store_tag"]
 
 PAGE = "prompts.html"
 # Characters of a prompt the page shows; the rest is left in the store (the page says how much).
@@ -115,41 +115,53 @@ def _affected(
     return sessions, keys, folders
 
 
-def prompt_chunks(
-    reads: Sequence[StoreRead],
-    records: Sequence[SessionRecord],
-    kept: KeptRows | None,
-    fresh: KeptRows,
-    locked: Mapping[str, list[list[list[Any]]]],
-) -> Iterator[Chunk]:
+class ChunkMaker:
     """Each store's chunks in id order (a chunk holds one store's prompts, so a store that grows
-    changes only its last chunk), one at a time so the caller can hand them on as they come.
+    changes only its last chunk), made as the prompts come so the caller can hand them on.
 
     With kept (the last build's, in this process), a store read from its snapshot (StoreRead.changed)
     remakes only the rows of changed prompts and of prompts whose session changed; fresh gets what
-    this build made, for the next. A store in locked (it could not be read) has the last build's chunks."""
-    maker = _RowMaker(records)
-    # Without a user message in any session, no prompt is matched by text: its key is not worked out.
-    keyed = fresh.keyed = maker.linker.matches_text
-    if kept is not None and keyed and not kept.keyed:
-        kept = None
-    fresh.links = {record.key: _link_view(record) for record in records}
-    sessions, keys, folders = _affected(kept, fresh.links, maker) if kept is not None else (set(), set(), set())
-    relink = bool(sessions or keys or folders)
-    for read in reads:
-        store = str(read.path)
-        tag = "p" + store_tag(read.path)
-        old_rows = kept.rows.get(store) if kept is not None and read.changed is not None else None
-        old_chunks = kept.chunks.get(store, []) if kept is not None and old_rows is not None else []
-        changed = read.changed or set()
-        rows = fresh.rows[store] = {}
-        made = fresh.chunks[store] = []
-        for listed in locked.get(store, []):
+    this build made, for the next."""
+
+    def __init__(self, records: Sequence[SessionRecord], kept: KeptRows | None, fresh: KeptRows) -> None:
+        self.maker = maker = _RowMaker(records)
+        # Without a user message in any session, no prompt is matched by text: its key is not worked out.
+        keyed = self.keyed = fresh.keyed = maker.linker.matches_text
+        self.kept = kept if kept is None or kept.keyed or not keyed else None
+        self.fresh = fresh
+        fresh.links = {record.key: _link_view(record) for record in records}
+        affected = _affected(self.kept, fresh.links, maker) if self.kept is not None else (set(), set(), set())
+        self.sessions, self.keys, self.folders = affected
+        self.relink = bool(self.sessions or self.keys or self.folders)
+        self._store = ""
+        self._tag = ""
+        self._old_rows: dict[int, tuple[str, list[Any]]] | None = None
+        self._old_chunks: list[Chunk] = []
+        self._changed: set[int] = set()
+
+    def begin(self, path: Path, changed: set[int] | None, locked: list[list[list[Any]]]) -> Iterator[Chunk]:
+        """Start a store (changed: StoreRead.changed); its chunks from the last build when it is
+        locked (locked: their rows)."""
+        kept = self.kept
+        self._store = store = str(path)
+        self._tag = "p" + store_tag(path)
+        self._old_rows = kept.rows.get(store) if kept is not None and changed is not None else None
+        self._old_chunks = kept.chunks.get(store, []) if kept is not None and self._old_rows is not None else []
+        self._changed = changed or set()
+        self.fresh.rows[store] = {}
+        made = self.fresh.chunks[store] = []
+        for listed in locked:
             payload = orjson.dumps(listed)
             made.append(Chunk([int(row[0].rsplit("-", 1)[1]) for row in listed], listed, payload, chunk_name(payload)))
             yield made[-1]
-        prompts = read.prompts
-        for number, start in enumerate(range(0, len(prompts), CHUNK_PROMPTS)):
+
+    def chunks(self, prompts: Sequence[Prompt]) -> Iterator[Chunk]:
+        """The store's next chunks: of whole CHUNK_PROMPTS but at the store's end."""
+        maker, tag, old_rows, changed, keyed = self.maker, self._tag, self._old_rows, self._changed, self.keyed
+        relink, sessions, keys, folders = self.relink, self.sessions, self.keys, self.folders
+        rows = self.fresh.rows[self._store]
+        made = self.fresh.chunks[self._store]
+        for start in range(0, len(prompts), CHUNK_PROMPTS):
             ids: list[int] = []
             remade = False
             for prompt in prompts[start : start + CHUNK_PROMPTS]:
@@ -164,7 +176,8 @@ def prompt_chunks(
                     remade = True
                 rows[prompt.id] = held
                 ids.append(prompt.id)
-            old = old_chunks[number] if number < len(old_chunks) else None
+            number = len(made)
+            old = self._old_chunks[number] if number < len(self._old_chunks) else None
             if old is not None and not remade and old.ids == ids:
                 chunk = old
             else:
@@ -173,4 +186,6 @@ def prompt_chunks(
                 chunk = Chunk(ids, listed, payload, chunk_name(payload))
             made.append(chunk)
             yield chunk
-    fresh.projects = maker.projects
+
+    def finish(self) -> None:
+        self.fresh.projects = self.maker.projects

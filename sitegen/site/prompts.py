@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ import orjson
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file
 from sitegen.gcpause import collector_paused
-from sitegen.history.store import Snapshot, StoreRead, read_store, store_fingerprint
+from sitegen.history.store import OnBatch, Snapshot, StoreRead, read_store, store_fingerprint
 from sitegen.site.prompt_data import (
     CHUNK_PROMPTS,
     DATA_DIR,
@@ -29,7 +30,7 @@ from sitegen.site.prompt_data import (
     index_payload,
     prompt_search_key,
 )
-from sitegen.site.prompt_rows import PAGE, KeptRows, prompt_chunks
+from sitegen.site.prompt_rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.records import SessionRecord
 from sitegen.site.search import SearchDocInfo, has_search_entries
 from sitegen.titles import snippet
@@ -93,10 +94,12 @@ def _load_json(path: Path) -> Any:
         return None
 
 
-def _read(site_dir: Path, store: Path, previous: Snapshot | None, last: list[str] | None) -> tuple[StoreRead, Any]:
+def _read(
+    site_dir: Path, store: Path, previous: Snapshot | None, last: list[str] | None, on_batch: OnBatch | None = None
+) -> tuple[StoreRead, Any]:
     """A store's prompts (only the changed rows fetched, given the snapshot of the last read); while
     it is locked, those of the last build: from its snapshot, else its rows from the chunk files."""
-    read = read_store(store, previous=previous)
+    read = read_store(store, previous=previous, on_batch=on_batch)
     if not read.busy:
         return read, None
     locked = "locked by another process: the prompts the last build read are shown"
@@ -120,6 +123,41 @@ def _chunk_rows(site_dir: Path, name: str) -> list[list[Any]] | None:
     except (OSError, orjson.JSONDecodeError):
         return None
     return rows if isinstance(rows, list) and all(isinstance(row, list) and len(row) == 9 for row in rows) else None
+
+
+class _Restart(Exception):
+    """A store's read began again after some of its prompts were handed on: build without streaming."""
+
+
+# A history store takes about this many bytes a prompt (its FTS index included): a guess of the
+# segments of a first build, before the stores are read.
+_BYTES_PER_PROMPT = 400
+
+
+def _segments_guess(stores: Sequence[Path]) -> int:
+    size = sum(max(0, number) for store in stores for number in store_fingerprint(store)[::2])
+    return size // (_BYTES_PER_PROMPT * CHUNK_PROMPTS * SEGMENT_CHUNKS)
+
+
+class _Feed:
+    """A store's prompts handed on in whole chunks while it is read (OnBatch)."""
+
+    def __init__(self, maker: ChunkMaker, take: Callable[[Iterable[Chunk]], None], store: Path) -> None:
+        self.maker, self.take, self.store = maker, take, store
+        self.started: Snapshot | None = None
+        self.fed = 0
+
+    def __call__(self, snapshot: Snapshot) -> None:
+        if self.started is None:
+            self.started = snapshot
+            self.take(self.maker.begin(self.store, None, []))
+        elif snapshot is not self.started:
+            raise _Restart
+        whole = (len(snapshot.prompts) - self.fed) // CHUNK_PROMPTS * CHUNK_PROMPTS
+        if whole:
+            prompts = list(islice(snapshot.prompts.values(), self.fed, self.fed + whole))
+            self.fed += whole
+            self.take(self.maker.chunks(prompts))
 
 
 def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: dict[str, str]) -> str:
@@ -239,7 +277,12 @@ def update_prompts(
     # Hundreds of thousands of rows, lists and strings, none in a cycle: the collector would walk
     # them again and again for nothing.
     with collector_paused():
-        return _update_prompts(site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
+        try:
+            return _update_prompts(site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
+        except _Restart:
+            return _update_prompts(
+                site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs, stream=False
+            )
 
 
 def _update_prompts(
@@ -251,6 +294,7 @@ def _update_prompts(
     sessions_changed: bool,
     looked: Sequence[Path],
     jobs: int,
+    stream: bool = True,
 ) -> PromptsResult:
     result = PromptsResult()
     state = _load_json(site_dir / _STATE)
@@ -269,42 +313,64 @@ def _update_prompts(
     if kept is not None and kept.token != state.get("token"):
         kept = None  # another process built the site since
     last_chunks = state.get("store_chunks", {})
-    reads, locked = [], {}
-    for store in stores:
-        previous = kept.snapshots.get(str(store)) if kept is not None else None
-        read, rows = _read(site_dir, store, previous, last_chunks.get(str(store)))
-        reads.append(read)
-        if rows is not None:
-            locked[str(store)] = rows
-    result.problems = [(str(read.path), problem) for read in reads for problem in read.problems]
     old_segments = state.get("segments", {})
-    total = sum(len(read.prompts) for read in reads)
-    # A first build of a large history hands each segment to a worker as soon as its rows are made.
-    expected = -(-total // (CHUNK_PROMPTS * SEGMENT_CHUNKS)) if not old_segments else 0
+    # A first build of a large history reads each store as it hands its segments to workers.
+    guess = _segments_guess(stores) if kept is None and not old_segments else 0
+    streaming = jobs > 1 and guess >= PARALLEL_FROM and stream
+    reads: list[StoreRead] = []
+    locked: dict[str, Any] = {}
+    if not streaming:
+        for store in stores:
+            previous = kept.snapshots.get(str(store)) if kept is not None else None
+            read, rows = _read(site_dir, store, previous, last_chunks.get(str(store)))
+            reads.append(read)
+            if rows is not None:
+                locked[str(store)] = rows
+        total = sum(len(read.prompts) for read in reads)
+        guess = -(-total // (CHUNK_PROMPTS * SEGMENT_CHUNKS)) if not old_segments else 0
     chunks: list[list[list[Any]]] = []
     names: list[str] = []
     segments: dict[str, list[Any]] = {}
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
     made = KeptRows()
-    with _pool(jobs, expected) as pool:
+    maker = ChunkMaker(records, kept.rows if kept is not None else None, made)
+    with _pool(jobs, guess) as pool:
+        payloads: list[bytes] = []
 
-        def segment(start: int, payloads: list[bytes]) -> None:
+        def take(made_chunks: Iterable[Chunk]) -> None:
+            nonlocal payloads
+            for chunk in made_chunks:
+                chunks.append(chunk.rows)
+                payloads.append(chunk.payload)
+                names.append(chunk.name)
+                if len(payloads) == SEGMENT_CHUNKS:
+                    segment(len(names) - SEGMENT_CHUNKS, payloads)
+                    payloads = []
+
+        def segment(start: int, segment_payloads: list[bytes]) -> None:
             members = ",".join(names[start:])
             known = old_segments.get(members)
             if known is not None and all(_built(site_dir, name) for name in names[start:]):
                 segments[members] = known
                 return
-            job = SegmentJob(str(site_dir), payloads)
+            job = SegmentJob(str(site_dir), segment_payloads)
             waiting.append((members, pool.submit(build_segment, job) if pool is not None else job))
 
-        payloads: list[bytes] = []
-        for chunk in prompt_chunks(reads, records, kept.rows if kept is not None else None, made, locked):
-            chunks.append(chunk.rows)
-            payloads.append(chunk.payload)
-            names.append(chunk.name)
-            if len(payloads) == SEGMENT_CHUNKS:
-                segment(len(names) - SEGMENT_CHUNKS, payloads)
-                payloads = []
+        for number, store in enumerate(stores):
+            if streaming:
+                feed = _Feed(maker, take, store)
+                read, rows = _read(site_dir, store, None, last_chunks.get(str(store)), feed)
+                if feed.started is not None and read.snapshot is not feed.started:
+                    raise _Restart  # the read began again after prompts of it were handed on
+                reads.append(read)
+                if rows is not None:
+                    locked[str(store)] = rows
+            else:
+                read, feed = reads[number], None
+            if feed is None or feed.started is None:
+                take(maker.begin(read.path, read.changed, locked.get(str(store), [])))
+            take(maker.chunks(read.prompts[feed.fed :] if feed is not None else read.prompts))
+        maker.finish()
         if payloads:
             segment(len(names) - len(payloads), payloads)
         # While the workers index: the order of the prompts and the newest of them for the page.
@@ -313,6 +379,7 @@ def _update_prompts(
             _, shards, indexed = work.result() if isinstance(work, Future) else build_segment(work)
             segments[members] = shards
             result.indexed.update(indexed)
+    result.problems = [(str(read.path), problem) for read in reads for problem in read.problems]
     starts = range(0, len(names), SEGMENT_CHUNKS)
     index_script = _write_index(site_dir, payload, [segments[",".join(names[s : s + SEGMENT_CHUNKS])] for s in starts])
     newest = [max((row[1] for row in rows if row[1] is not None), default=None) for rows in chunks]
