@@ -225,6 +225,33 @@ def test_a_large_first_build_on_workers_makes_what_one_process_makes(tmp_path: P
     assert len(_prompts_data(tmp_path / "site-2")) == 14_000
 
 
+def test_a_store_written_while_a_large_first_build_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = _agent(tmp_path)
+    words = "check the cache and retry the login " * 6
+    rows = [HistoryRow(f"ZZ{n:05d} {words}", T0 + n, "/w", None) for n in range(14_000)]
+    store = omp_store(agent / "history.db", rows)
+    feed = prompts_module._Feed.__call__
+    touched: list[int] = []
+
+    def agent_writes_meanwhile(self: object, snapshot: object) -> None:
+        # After the first prompts were handed on, the file changes under the (lock-free) read, which
+        # SQLite then begins again: the build starts over without handing prompts on early.
+        if not touched:
+            touched.append(1)
+            os.utime(store, ns=(1, 1))
+        feed(self, snapshot)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prompts_module._Feed, "__call__", agent_writes_meanwhile)
+    site = tmp_path / "site"
+    assert build_site(BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=2)).problems == []
+    assert touched
+    monkeypatch.undo()
+    fresh = tmp_path / "fresh"
+    build_site(BuildConfig(out=fresh, agent_dirs=[agent], use_default_dirs=False, jobs=1))
+    assert _files(site / "prompts") == _files(fresh / "prompts")
+    assert _files(site / "search") == _files(fresh / "search")
+
+
 def test_a_first_session_links_prompts_kept_from_a_build_without_one(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     # No folder: only its text can link it.
