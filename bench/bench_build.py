@@ -28,6 +28,7 @@ from bench_export import (
     run_measured,
     sitegen_command,
 )
+from watch_cold import ColdWatch, best_cold, cold_watch_rows, measure_cold_watch, set_activity_mtimes
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -375,7 +376,19 @@ def _verdict(value: float | None, goal: float | None) -> str:
     return "ok" if value <= goal else "MISS"
 
 
-def report(bench: Bench, corpus_bytes: int, agent_bytes: int, watch: tuple[list[float], str] | None) -> None:
+def print_rows(rows: list[tuple[str, str, str, str]]) -> None:
+    print(f"\n{'measure':<36} {'value':>12} {'goal':>12}  verdict")
+    for label, value, goal, verdict in rows:
+        print(f"{label:<36} {value:>12} {goal:>12}  {verdict}")
+
+
+def report(
+    bench: Bench,
+    corpus_bytes: int,
+    agent_bytes: int,
+    watch: tuple[list[float], str] | None,
+    cold: list[ColdWatch] | None = None,
+) -> None:
     runs = max((len(s.runs) for s in bench.series.values()), default=0)
     print(
         f"\ncorpus: {len(bench.sessions)} sessions, {corpus_bytes / MB:.1f} MB of session files "
@@ -462,9 +475,29 @@ def report(bench: Bench, corpus_bytes: int, agent_bytes: int, watch: tuple[list[
             "",
         )
 
-    print(f"\n{'measure':<36} {'value':>12} {'goal':>12}  verdict")
-    for label, value, goal, verdict in rows:
-        print(f"{label:<36} {value:>12} {goal:>12}  {verdict}")
+    if cold:
+        rows += cold_watch_rows(best_cold(cold))
+    print_rows(rows)
+
+
+def run_cold_watch(bench: Bench, run_index: int) -> ColdWatch:
+    """`sitegen watch` on an empty site folder, with a fresh HOME."""
+    with tempfile.TemporaryDirectory(prefix="bench-cold-watch-home-") as tmp:
+        site = OUT / "build" / "watch-site"
+        cold = measure_cold_watch(bench.sitegen, bench.sessions, bench.agent, site, child_env(Path(tmp)))
+    marks = [
+        f"{name} {value:.2f} s"
+        for name, value in (
+            ("home", cold.home),
+            ("newest", cold.newest),
+            ("5 newest", cold.five),
+            ("20 newest", cold.recent),
+            ("done", cold.done),
+        )
+        if value is not None
+    ]
+    print(f"  run {run_index}: watch, cold: {', '.join(marks)} {cold.problem}", flush=True)
+    return cold
 
 
 def profile(step: str, jobs: int) -> None:
@@ -504,6 +537,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="passed to sitegen build --jobs")
     parser.add_argument("--agent", type=Path, help="measure this agent dir (copied first) instead of the corpus")
     parser.add_argument("--no-watch", action="store_true", help="skip the watch latency measurement")
+    parser.add_argument(
+        "--cold-watch-only", action="store_true", help="measure only `sitegen watch` on a cold site (--runs times)"
+    )
     parser.add_argument("--sitegen-bin", help="the sitegen CLI (default: $SITEGEN_BIN, or this Python's)")
     parser.add_argument(
         "--pi-transcript-bin", help="pi-transcript's CLI (default: $PI_TRANSCRIPT_BIN or /tmp/piref/...)"
@@ -520,6 +556,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     agent = OUT / "build" / "agent"
     shutil.rmtree(agent, ignore_errors=True)
     shutil.copytree(source, agent, symlinks=True)
+    # As an agent leaves them: the newest session is the one written to last.
+    set_activity_mtimes(session_files(agent))
     sitegen = sitegen_command(args.sitegen_bin)
     pi_transcript = pi_transcript_command(args.pi_transcript_bin)
     print(f"sitegen:       {' '.join(sitegen)[:100]}")
@@ -527,9 +565,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = Bench(agent, sitegen, pi_transcript, args.jobs)
     corpus_bytes = sum(p.stat().st_size for p in bench.sessions)
     agent_bytes = tree_bytes(agent)
+    cold: list[ColdWatch] = []
+    if args.cold_watch_only:
+        cold = [run_cold_watch(bench, index) for index in range(1, args.runs + 1)]
+        print(f"\ncorpus: {len(bench.sessions)} sessions; best of {len(cold)}")
+        print_rows(cold_watch_rows(best_cold(cold)))
+        return 0
     # Interleave the steps so a noisy neighbour on the machine hurts them all alike.
     for index in range(1, args.runs + 1):
         bench.round(index)
+        cold.append(run_cold_watch(bench, index))
     watch: tuple[list[float], str] | None = None
     if args.no_watch:
         pass
@@ -539,7 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         watch = measure_watch(bench, WATCH_SAMPLES)
         if watch[1]:
             print(f"  watch: {watch[1]}")
-    report(bench, corpus_bytes, agent_bytes, watch)
+    report(bench, corpus_bytes, agent_bytes, watch, cold)
     return 0
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from fault_helpers import DEADLINE_S, finish, needs_proc, run_cli, start_cli, wait_for_workers
 from site_helpers import _Links
 
@@ -152,3 +153,41 @@ def test_a_short_first_build_is_served_when_it_is_done(tmp_path: Path, corpus: P
         watch.send_signal(signal.SIGINT)
         finish(watch)
     assert watch.returncode == 0
+
+
+@needs_proc
+@pytest.mark.browser
+def test_the_open_home_page_follows_the_build_and_drops_its_note(tmp_path: Path, corpus: Path) -> None:
+    """In Chromium: the home page opened during the build shows the note, and a session page not
+    written yet says it is being built; both reload by themselves as the build goes, and the note is
+    gone at the end."""
+    from browser import chromium
+    from test_browser_watch import _open, _until
+
+    site = tmp_path / "site"
+    watch = start_cli("watch", "--port", "0", "--out", site, "--agent-dir", corpus)
+    workers: list[int] = []
+    errors: list[str] = []
+    try:
+        with chromium() as browser:
+            workers = wait_for_workers(watch)
+            with held(workers):
+                url = read_until(watch, r"^Serving .* at (http://127\.0\.0\.1:\d+/)").group(1)
+                home = _open(browser, url, errors)
+                note = home.locator("#build-progress").inner_text()
+                assert re.fullmatch(r"Building the site: \d+ of 24 sessions written, newest first\..*", note)
+                missing = [page for page in session_pages(corpus) if not (site / page).exists()]
+                pending = browser.new_context().new_page()
+                with pending.expect_response(lambda response: "/__sitegen__/events" in response.url):
+                    pending.goto(url + missing[-1])
+                assert pending.locator("h1").inner_text() == "Being built"
+            # Read once a document is whole: between two, the new one may have no body yet.
+            done = "document.readyState === 'complete' && document.querySelector('footer') !== null"
+            _until(home, f"{done} && !document.getElementById('build-progress')", DEADLINE_S)
+            _until(pending, f"{done} && document.title !== 'Being built'", DEADLINE_S)
+            assert pending.title() != "Being built" and pending.locator("h1.title").count() == 1
+            assert home.locator("#recent tbody tr").count() == 20
+    finally:
+        watch.send_signal(signal.SIGINT)
+        finish(watch, workers)
+    assert errors == []
