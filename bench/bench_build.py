@@ -387,7 +387,7 @@ def report(
     corpus_bytes: int,
     agent_bytes: int,
     watch: tuple[list[float], str] | None,
-    cold: list[ColdWatch] | None = None,
+    cold_watch: list[ColdWatch] | None = None,
 ) -> None:
     runs = max((len(s.runs) for s in bench.series.values()), default=0)
     print(
@@ -475,8 +475,8 @@ def report(
             "",
         )
 
-    if cold:
-        rows += cold_watch_rows(best_cold(cold))
+    if cold_watch:
+        rows += cold_watch_rows(best_cold(cold_watch))
     print_rows(rows)
 
 
@@ -496,7 +496,8 @@ def run_cold_watch(bench: Bench, run_index: int) -> ColdWatch:
         )
         if value is not None
     ]
-    print(f"  run {run_index}: watch, cold: {', '.join(marks)} {cold.problem}", flush=True)
+    newest = f"(the newest session: {cold.newest_mb:.2f} MB)"
+    print(f"  run {run_index}: watch, cold: {', '.join(marks)} {newest} {cold.problem}", flush=True)
     return cold
 
 
@@ -565,16 +566,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = Bench(agent, sitegen, pi_transcript, args.jobs)
     corpus_bytes = sum(p.stat().st_size for p in bench.sessions)
     agent_bytes = tree_bytes(agent)
-    cold: list[ColdWatch] = []
+    # First, on the corpus as generated: the rounds append to the median and the biggest session,
+    # which makes them the newest.
+    cold = [run_cold_watch(bench, index) for index in range(1, args.runs + 1)]
     if args.cold_watch_only:
-        cold = [run_cold_watch(bench, index) for index in range(1, args.runs + 1)]
         print(f"\ncorpus: {len(bench.sessions)} sessions; best of {len(cold)}")
         print_rows(cold_watch_rows(best_cold(cold)))
         return 0
     # Interleave the steps so a noisy neighbour on the machine hurts them all alike.
     for index in range(1, args.runs + 1):
         bench.round(index)
-        cold.append(run_cold_watch(bench, index))
     watch: tuple[list[float], str] | None = None
     if args.no_watch:
         pass

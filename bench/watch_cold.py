@@ -75,6 +75,7 @@ class ColdWatch:
     build_s: float | None = None  # the build's own time, as watch prints it
     problem: str = ""
     served: dict[str, float] = field(default_factory=dict)
+    newest_mb: float = 0.0  # the newest session's file
 
 
 def _status(port: int, path: str) -> int:
@@ -98,7 +99,7 @@ def measure_cold_watch(
     shutil.rmtree(site, ignore_errors=True)
     times = activity_times(sessions)
     newest = sorted(sessions, key=lambda path: (-times[path], str(path)))[:RECENT]
-    result = ColdWatch()
+    result = ColdWatch(newest_mb=newest[0].stat().st_size / (1 << 20) if newest else 0.0)
     port: list[int] = []
     command = [*sitegen, "watch", "--port", "0", "--out", str(site), "--agent-dir", str(agent)]
     started = time.perf_counter()
