@@ -27,6 +27,8 @@ from sitegen.site.early import EARLY_MIN_JOBS
 from sitegen.site.sources import project_slug, safe_key
 
 SESSIONS = 24  # the `corpus` fixture's
+# watch renders on one worker per core (it has no --jobs): the build is held by stopping them.
+needs_workers = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="watch has worker processes from 2 cores")
 NOTE = re.compile(r'<p id="build-progress"[^>]*>Building the site: (\d+) of (\d+) sessions written')
 
 
@@ -83,6 +85,7 @@ def site_files(site: Path) -> dict[str, bytes]:
 
 
 @needs_proc
+@needs_workers
 def test_a_cold_site_is_served_as_it_is_built_and_ends_as_a_plain_build(tmp_path: Path, corpus: Path) -> None:
     site = tmp_path / "site"
     watch = start_cli("watch", "--port", "0", "--out", site, "--agent-dir", corpus)
@@ -156,6 +159,7 @@ def test_a_short_first_build_is_served_when_it_is_done(tmp_path: Path, corpus: P
 
 
 @needs_proc
+@needs_workers
 @pytest.mark.browser
 def test_the_open_home_page_follows_the_build_and_drops_its_note(tmp_path: Path, corpus: Path) -> None:
     """In Chromium: the home page opened during the build shows the note, and a session page not
