@@ -185,6 +185,8 @@ def test_the_open_home_page_follows_the_build_and_drops_its_note(tmp_path: Path,
                 with pending.expect_response(lambda response: "/__sitegen__/events" in response.url):
                     pending.goto(url + missing[-1])
                 assert pending.locator("h1").inner_text() == "Being built"
+            # However long the build takes on a busy machine: the pages reload once it is done.
+            read_until(watch, r"^Built ")
             # Read once a document is whole: between two, the new one may have no body yet.
             done = "document.readyState === 'complete' && document.querySelector('footer') !== null"
             _until(home, f"{done} && !document.getElementById('build-progress')", DEADLINE_S)

@@ -150,6 +150,7 @@ class LiveSite:
             started = time.perf_counter()
             result = self._build(replace(self.config, live=hooks), on_progress)
             self.version.publish(None if result.full else result.written, None)
+            self.built = True  # before saying so: Ctrl-C from then on stops watch, not the build
             if self.server.started:  # served as it went: say when it is done
                 seconds = time.perf_counter() - started
                 message = (
@@ -157,7 +158,6 @@ class LiveSite:
                     f"{len(result.problems)} problems"
                 )
                 self._emit(WatchEvent("built", message, result, seconds))
-            self.built = True
             self._serve()
             self._start_watcher()
         except BaseException:
