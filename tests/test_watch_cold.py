@@ -17,6 +17,7 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 from fault_helpers import DEADLINE_S, finish, needs_proc, run_cli, start_cli, wait_for_workers
@@ -119,6 +120,9 @@ def test_a_cold_site_is_served_as_it_is_built_and_ends_as_a_plain_build(tmp_path
             assert missing
             status, body = get(url + missing[0])
             assert status == 404 and "Being built" in body and "__sitegen__/reload.js" in body
+            # It leads home from any depth, where the sessions written so far are listed.
+            home_link = re.search(r'<a href="([^"]*index\.html)">Home page</a>', body)
+            assert home_link is not None and get(urljoin(url + missing[0], home_link.group(1)))[0] == 200
         read_until(watch, r"^Built .* in [\d.]+s: 24 rendered, 0 problems")
         status, home = get(url)
         assert status == 200 and 'id="build-progress"' not in home

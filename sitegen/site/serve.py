@@ -368,21 +368,36 @@ class SiteApp:
             news = version.wait_news(token, status, self.keepalive)
 
 
-def not_found_page(url_path: str) -> bytes:
+# The served stand-ins for a page that is not there: readable on a phone and in the dark, with a way home.
+_STANDIN_STYLE = (
+    ":root{color-scheme:light dark}body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;"
+    "padding:0 1rem}code{overflow-wrap:anywhere}"
+)
+
+
+def _standin_page(url_path: str, title: str, message: str) -> bytes:
+    home = "../" * max(0, url_path.count("/") - 1) + "index.html"
     return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>'
-        f"<body><h1>Not found</h1><p>Nothing is built at <code>{escape(url_path)}</code> yet.</p></body></html>\n"
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title} · sitegen</title><style>{_STANDIN_STYLE}</style></head>"
+        f'<body><h1>{title}</h1><p>{message}</p><p><a href="{escape(home)}">Home page</a></p></body></html>\n'
     ).encode()
+
+
+def not_found_page(url_path: str) -> bytes:
+    return _standin_page(url_path, "Not found", f"Nothing is built at <code>{escape(url_path)}</code> yet.")
 
 
 def pending_page(url_path: str, building: str) -> bytes:
     """What a page not written yet says while the first build runs: it comes when it is written."""
-    return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Being built</title></head>'
-        f"<body><h1>Being built</h1><p>sitegen is building the site ({escape(building)}, newest first). "
-        f"<code>{escape(url_path)}</code> is not written yet: this page shows it as soon as it is.</p>"
-        "</body></html>\n"
-    ).encode()
+    return _standin_page(
+        url_path,
+        "Being built",
+        f"sitegen is building the site ({escape(building)}, newest first). "
+        f"<code>{escape(url_path)}</code> is not written yet: this page shows it as soon as it is. "
+        "The home page lists the sessions written so far.",
+    )
 
 
 def inject(html: bytes, token: str, url_path: str = "/") -> bytes:
