@@ -63,7 +63,7 @@
   }
 
   // The text of a chunk as the page would show it: its markup without tags, the entities our escaping
-  // writes decoded. Only to tell whether a chunk can hold a match.
+  // writes decoded: to tell whether a chunk can hold a match, and (treerows.js) what a far tree row says.
   var ENTITY = /&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos|nbsp));/g;
   var NAMED = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
 
@@ -150,6 +150,7 @@
 
   window.sitegenChunks = {
     links: links,
+    plainText: plainText,
     ensure: ensure,
     withText: withText,
     all: all,

@@ -15,20 +15,8 @@
   // Rows drawn beyond each edge of the sidebar's view, so a scroll seldom finds an edge.
   var SPARE = 60;
   var ROW_START = /^<li class="([^"]*)" data-id="([^"]*)"/;
-  var ENTITY = /&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos|nbsp));/g;
-  var NAMED = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
-
-  function decodeEntity(whole, decimal, hex, name) {
-    if (name) {
-      return NAMED[name];
-    }
-    var code = parseInt(decimal || hex, decimal ? 10 : 16);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  }
-
-  function plainText(html) {
-    return html.replace(/<[^>]*>/g, "").replace(ENTITY, decodeEntity);
-  }
+  // The text a row shows, from its markup (the same function find uses on deferred entries).
+  var plainText = window.sitegenChunks.plainText;
 
   // Per row, in display order: its id, its classes as the page wrote them, and its markup until it is
   // made into an element (kept from then on, with the marks the page gave it).
