@@ -22,54 +22,17 @@
     "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
   var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
-  var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   var FOLD_LINES = 6;
   var FOLD_CHARS = 600;
   // Prompts put into the page at a time, as the reader nears the end of the list.
   var BATCH = 100;
   var DEBOUNCE_MS = 80;
 
-  var DIGIT_VALUE = {};
-  for (var d = 0; d < DIGITS.length; d++) {
-    DIGIT_VALUE[DIGITS.charAt(d)] = d;
-  }
-
   // ---- Data scripts: each calls window.sitegenPrompts.add(id, data) (no fetch: works from file://) ----
 
-  var slots = Object.create(null);
-
-  function slot(id) {
-    if (!slots[id]) {
-      var entry = { requested: false };
-      entry.promise = new Promise(function (resolve, reject) {
-        entry.resolve = resolve;
-        entry.reject = reject;
-      });
-      slots[id] = entry;
-    }
-    return slots[id];
-  }
-
-  window.sitegenPrompts = {
-    add: function (id, data) {
-      slot(String(id)).resolve(data);
-    }
-  };
-
-  function load(url, id) {
-    var entry = slot(id);
-    if (!entry.requested) {
-      entry.requested = true;
-      var script = document.createElement("script");
-      script.src = url;
-      script.async = true;
-      script.addEventListener("error", function () {
-        entry.reject(new Error("could not load " + url));
-      });
-      document.head.appendChild(script);
-    }
-    return entry.promise;
-  }
+  var files = window.sitegenData.loader();
+  var load = files.load;
+  window.sitegenPrompts = { add: files.add };
 
   function loadChunk(index, number) {
     var name = index.chunks[number];
@@ -144,29 +107,10 @@
 
   // Postings of a term in one segment: chunk place, entry count, then (entry delta, weight) pairs.
   function decode(code, segmentNumber, index, into) {
-    var pos = 0;
-    function number() {
-      var value = 0;
-      var shift = 0;
-      for (;;) {
-        var digit = DIGIT_VALUE[code.charAt(pos++)];
-        value += (digit & 31) * Math.pow(2, shift);
-        if (digit < 32) {
-          return value;
-        }
-        shift += 5;
-      }
-    }
-    while (pos < code.length) {
-      var chunk = segmentNumber * index.segment + number();
-      var entries = number();
-      var entry = 0;
-      for (var i = 0; i < entries; i++) {
-        entry += number();
-        pos++; // the weight: the page keeps time order, it does not rank
-        into.add(chunk * index.size + entry - 1);
-      }
-    }
+    // The weight is not used: the page keeps time order, it does not rank.
+    window.sitegenData.eachPosting(code, function (place, entry) {
+      into.add((segmentNumber * index.segment + place) * index.size + entry - 1);
+    });
   }
 
   // The slots holding a word (as a prefix, or whole), over every segment.

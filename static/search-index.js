@@ -20,7 +20,6 @@
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
   var WEIGHT_SCALE = 7;
-  var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   // A session whose title matches but no entry does is listed itself, like a short user message.
   var TITLE_WEIGHT = 3;
   // Entries of a session whose title names the query rank a little higher.
@@ -42,31 +41,12 @@
     custom: "custom message"
   };
 
-  var DIGIT_VALUE = {};
-  for (var d = 0; d < DIGITS.length; d++) {
-    DIGIT_VALUE[DIGITS.charAt(d)] = d;
-  }
-
   // ---- Loading data scripts: each calls window.sitegenSearch.add(id, data) ----
 
-  var slots = Object.create(null);
-
-  function slot(id) {
-    if (!slots[id]) {
-      var entry = { requested: false };
-      entry.promise = new Promise(function (resolve, reject) {
-        entry.resolve = resolve;
-        entry.reject = reject;
-      });
-      slots[id] = entry;
-    }
-    return slots[id];
-  }
+  var files = window.sitegenData.loader();
 
   window.sitegenSearch = {
-    add: function (id, data) {
-      slot(String(id)).resolve(data);
-    },
+    add: files.add,
     // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
     tokens: tokens,
     indexTerms: indexTerms,
@@ -74,18 +54,7 @@
   };
 
   function load(path, id) {
-    var entry = slot(id);
-    if (!entry.requested) {
-      entry.requested = true;
-      var script = document.createElement("script");
-      script.src = base + path;
-      script.async = true;
-      script.addEventListener("error", function () {
-        entry.reject(new Error("could not load " + base + path));
-      });
-      document.head.appendChild(script);
-    }
-    return entry.promise;
+    return files.load(base + path, id);
   }
 
   var indexPromise = null;
@@ -223,30 +192,11 @@
 
   // A term's postings in one segment: slot, entry count, then (entry delta, weight) pairs per session.
   function decode(code, segment, into) {
-    var pos = 0;
-    function number() {
-      var value = 0;
-      var shift = 0;
-      for (;;) {
-        var digit = DIGIT_VALUE[code.charAt(pos++)];
-        value += (digit & 31) * Math.pow(2, shift);
-        if (digit < 32) {
-          return value;
-        }
-        shift += 5;
-      }
-    }
     var count = 0;
-    while (pos < code.length) {
-      var session = segment.sessions[number()];
-      var entries = number();
-      var entry = 0;
-      for (var i = 0; i < entries; i++) {
-        entry += number();
-        into.push(session, entry, DIGIT_VALUE[code.charAt(pos++)] / WEIGHT_SCALE);
-        count++;
-      }
-    }
+    window.sitegenData.eachPosting(code, function (place, entry, weight) {
+      into.push(segment.sessions[place], entry, weight / WEIGHT_SCALE);
+      count++;
+    });
     return count;
   }
 
