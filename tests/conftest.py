@@ -1,11 +1,16 @@
-"""Shared test fixtures: an isolated HOME, the real session files, and no browser windows."""
+"""Shared test fixtures: an isolated HOME, the real session files, no browser windows, and a headless Chromium."""
 
 from __future__ import annotations
 
 import webbrowser
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 # Fixtures shared by the sharing tests (a stand-in gh on PATH, a private temp folder) and the
 # fault tests (a generated corpus).
@@ -49,3 +54,13 @@ def real_fixtures() -> Path:
     if not REAL_FIXTURES.is_dir():
         pytest.skip(f"real fixtures not found at {REAL_FIXTURES} (../shared is absent)")
     return REAL_FIXTURES
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium per test module (tests/browser.py launches it; imported here only when a
+    test asks for it, so tests without a browser do not load Playwright)."""
+    from browser import chromium
+
+    with chromium() as launched:
+        yield launched

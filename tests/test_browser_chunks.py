@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import PageWatch, assert_clean, chromium, export_session, open_page
+from browser import PageWatch, assert_clean, export_session, open_page
 from sessions import SessionBuilder, text, tool_call
 
 from sitegen.render.page import LAZY_AFTER_NODES
@@ -32,12 +32,6 @@ def long_session(path: Path) -> Path:
     b.assistant("old1", [text("The other way.")])
     b.user("last", "ZZ_LAST_PROMPT_ZZ done?", parent=f"r{TURNS - 1:04d}")
     return b.write(path)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import assert_clean, chromium, export_session, open_page, top_of
+from browser import assert_clean, export_session, open_page, top_of
 from sessions import reader_session
 
 if TYPE_CHECKING:
@@ -37,12 +36,6 @@ def _corpus() -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import chromium
 from test_stats import record, usage
 
 from sitegen.render.page import template_environment
@@ -78,12 +77,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     html = render_stats_page(template_environment(), records, root="", assets=ASSETS, version="0", problem_count=0)
     (folder / "stats.html").write_text(html, encoding="utf-8")
     return folder
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @dataclass

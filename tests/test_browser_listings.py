@@ -3,12 +3,11 @@ whose rows stay two lines on a desktop with the title taking the width, and noth
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import assert_clean, chromium, open_page
+from browser import assert_clean, open_page
 from sessions import BASE_MS, SessionBuilder, iso, text, tool_call
 from site_helpers import build
 
@@ -43,12 +42,6 @@ def write_sessions(agent: Path) -> None:
         b.assistant("a2", [text("Done.")], **model)
         folder = agent / "sessions" / ("--" + cwd.strip("/").replace("/", "-") + "--")
         b.write(folder / f"2026-01-01T00-00-00-000Z_sess-{n:04d}.jsonl")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

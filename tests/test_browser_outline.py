@@ -8,19 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import PageWatch, assert_clean, chromium, export_session, open_page
+from browser import PageWatch, assert_clean, export_session, open_page
 from sessions import reader_session
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from browser import PageWatch, chromium, open_page
+from browser import PageWatch, open_page
 from sessions import SessionBuilder, branching_session, text, tool_call
 
 from sitegen.render.export import export_page, load_transcript
@@ -128,12 +128,6 @@ def write_branching_session(path: Path) -> None:
 def export(session: Path, out: Path) -> Path:
     export_page(load_transcript(session), out)
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import assert_clean, chromium, open_page
+from browser import assert_clean, open_page
 from history_helpers import HistoryRow, omp_store
 from sessions import BASE_MS
 from site_helpers import build, make_session
@@ -44,12 +43,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "site"
     build(out, agent)
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 def _status(page: Page) -> str:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import pytest
-from browser import chromium
 from sessions import SessionBuilder, iso, text, tool_call
 from site_helpers import build
 
@@ -79,12 +78,6 @@ def build_search_site(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_search_site(tmp_path_factory.mktemp("search"))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
-from browser import chromium
 from sessions import SessionBuilder, text
 from site_helpers import make_session
 
@@ -25,12 +23,6 @@ pytestmark = pytest.mark.browser
 
 # The promise: the open page shows an appended entry within a second.
 RELOAD_WITHIN_MS = 1000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 def _config(tmp_path: Path, agent: Path) -> BuildConfig:
