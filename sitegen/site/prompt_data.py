@@ -15,10 +15,10 @@ import orjson
 from sitegen.fileio import replace_file
 from sitegen.site.search import (
     SearchEntry,
-    encode_number,
     has_search_entries,
     store_search_entries,
     stored_postings,
+    term_shards,
 )
 
 __all__ = [
@@ -116,27 +116,10 @@ def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> 
     """The term shards of a segment from its chunks' postings: [bucket count, [shard name or ""]].
 
     A term's value lists, per chunk holding it: the chunk's place in the segment, then the chunk's
-    own postings (entry count, then entry number delta and weight pairs), joined, never decoded."""
-    merged: dict[str, list[str]] = {}
-    size = 0
-    for place, chunk in enumerate(postings):
-        if chunk is None:
-            continue
-        head = encode_number(place)
-        for term, piece in chunk.items():
-            held = merged.get(term)
-            if held is None:
-                merged[term] = [head + piece]
-            else:
-                held.append(head + piece)
-            size += len(term) + len(piece) + 6
-    buckets = 1
-    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
-        buckets *= 2
-    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
-    for term, pieces in merged.items():
-        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
-        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = "".join(pieces)
+    own postings (entry count, then entry number delta and weight pairs): see term_shards."""
+    shards = term_shards(
+        ((place, chunk) for place, chunk in enumerate(postings) if chunk is not None), SHARD_TARGET_BYTES
+    )
     names = []
     for shard in shards:
         if not shard:
@@ -146,7 +129,7 @@ def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> 
         name = chunk_name(payload)
         _write_data(site_dir, "t", "t:", name, payload)
         names.append(name)
-    return [buckets, names]
+    return [len(shards), names]
 
 
 @dataclass(frozen=True, slots=True)

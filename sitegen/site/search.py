@@ -24,12 +24,12 @@ __all__ = [
     "SearchDocInfo",
     "SearchEntry",
     "SearchIndexResult",
-    "encode_number",
     "extract_search_entries",
     "has_search_entries",
     "shard_bucket",
     "store_search_entries",
     "stored_postings",
+    "term_shards",
     "tokenize",
     "update_search_index",
 ]
@@ -304,12 +304,8 @@ def _term_counts(text: str) -> Counter[str]:
     return counts
 
 
-def encode_number(value: int) -> str:
-    """A number as the postings write it: base64 digits of 5 bits, 32 meaning "more follows"."""
-    return _number(value)
-
-
 def _number(value: int) -> str:
+    """A number as the postings write it: base64 digits of 5 bits, 32 meaning "more follows"."""
     if value < 32:
         return _DIGITS[value]
     digits = []
@@ -462,18 +458,14 @@ def _load_cache(site_dir: Path, key: str) -> dict[str, Any] | None:
     return cache
 
 
-def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> list[Any]:
-    """Merge the sessions' cached postings into term shards: [bucket count, [shard name or "" per bucket]].
-
-    A term's value lists, per session holding it: slot in the segment, then the session's cached
-    value (entry count and its (entry delta, weight) pairs), so cached postings are joined, never decoded."""
+def term_shards(places: Iterable[tuple[int, Mapping[str, str]]], target_bytes: int) -> list[dict[str, str]]:
+    """A segment's postings merged by term into shards of about target_bytes (a power of two of them,
+    at most MAX_BUCKETS; a term's shard is shard_bucket(term, count)). Each place (a session's slot,
+    a chunk of prompts) adds its number before its own postings, so they are joined, never decoded."""
     merged: dict[str, list[str]] = {}
     size = 0
-    for slot, cache in enumerate(caches):
-        if cache is None:
-            continue
-        postings: dict[str, str] = cache["postings"]
-        head = _number(slot)
+    for place, postings in places:
+        head = _number(place)
         for term, piece in postings.items():
             held = merged.get(term)
             if held is None:
@@ -483,14 +475,21 @@ def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> l
         size += len(head) * len(postings) + sum(map(len, postings.values()))
     size += sum(map(len, merged)) + 6 * len(merged)
     buckets = 1
-    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
+    while buckets * target_bytes < size and buckets < MAX_BUCKETS:
         buckets *= 2
     shards: list[dict[str, str]] = [{} for _ in range(buckets)]
     for term, pieces in merged.items():
         # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
         shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = "".join(pieces)
+    return shards
+
+
+def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> list[Any]:
+    """Merge the sessions' cached postings into term shards: [bucket count, [shard name or "" per bucket]]."""
+    places = [(slot, cache["postings"]) for slot, cache in enumerate(caches) if cache is not None]
+    shards = term_shards(places, SHARD_TARGET_BYTES)
     folder = site_dir / SEARCH_DIR / "t"
-    return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+    return [len(shards), [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
 
 
 def _remove_unlisted(folder: Path, keep: set[str]) -> None:
