@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -276,13 +277,12 @@ def update_prompts(
     problem_count is the sessions' problems, which the page's navigation adds its own to."""
     # Hundreds of thousands of rows, lists and strings, none in a cycle: the collector would walk
     # them again and again for nothing.
+    update = partial(_update_prompts, site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
     with collector_paused():
         try:
-            return _update_prompts(site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
+            return update()
         except _Restart:
-            return _update_prompts(
-                site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs, stream=False
-            )
+            return update(stream=False)
 
 
 def _update_prompts(
