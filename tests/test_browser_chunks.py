@@ -131,14 +131,22 @@ def test_the_tree_draws_the_rows_near_its_view(opened: tuple[Page, PageWatch]) -
     assert_clean(watch)
 
 
-def test_a_tree_click_puts_in_only_the_chunk_it_opens(browser: Browser, page_file: Path) -> None:
-    # No idle time for the background: what the click needs is all that goes in.
+@pytest.fixture
+def without_idle(browser: Browser, page_file: Path) -> Iterator[tuple[Page, list[str]]]:
+    """The long page with no idle time for the background: every chunk stays text until something needs
+    it, so a test sees what one action put in. Yields the page and its script errors."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script("window.requestIdleCallback = function () { return 0; };")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(page_file.resolve().as_uri())
+    yield page, errors
+    context.close()
+
+
+def test_a_tree_click_puts_in_only_the_chunk_it_opens(without_idle: tuple[Page, list[str]]) -> None:
+    page, errors = without_idle
     pending = "() => document.querySelectorAll('script[type=\"text/x-sitegen-entries\"]').length"
     before = page.evaluate(pending)
     wheel_to_tree_end(page)
@@ -147,7 +155,6 @@ def test_a_tree_click_puts_in_only_the_chunk_it_opens(browser: Browser, page_fil
     # The last entry's chunk, and the one before when the chunk starts inside a tool call's message.
     assert before - 2 <= page.evaluate(pending) <= before - 1
     assert errors == []
-    context.close()
 
 
 def test_tree_search_and_filters_count_every_row(opened: tuple[Page, PageWatch]) -> None:
@@ -214,14 +221,8 @@ def test_find_reaches_the_last_entry(opened: tuple[Page, PageWatch]) -> None:
     assert_clean(watch)
 
 
-def test_find_puts_in_only_the_chunks_that_hold_a_match(browser: Browser, page_file: Path) -> None:
-    # No idle time for the background to use: every chunk stays text until something needs it.
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script("window.requestIdleCallback = function () { return 0; };")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(page_file.resolve().as_uri())
+def test_find_puts_in_only_the_chunks_that_hold_a_match(without_idle: tuple[Page, list[str]]) -> None:
+    page, errors = without_idle
     before, matched, after, found = page.evaluate(
         """() => {
             const pending = () => document.querySelectorAll('script[type="text/x-sitegen-entries"]').length;
@@ -245,7 +246,6 @@ def test_find_puts_in_only_the_chunks_that_hold_a_match(browser: Browser, page_f
     page.wait_for_function("() => document.getElementById('find-status').textContent === '1 of 1'")
     on_screen(page, "u0300")
     assert errors == []
-    context.close()
 
 
 def test_print_has_every_entry(opened: tuple[Page, PageWatch]) -> None:
