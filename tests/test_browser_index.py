@@ -46,7 +46,8 @@ def table_page() -> str:
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js" data-theme="auto">
 <head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CSP}">
-<title>Table</title><script src="assets/theme.js"></script><link rel="stylesheet" href="assets/site.css"></head>
+<title>Table</title><script src="assets/theme.js"></script><link rel="stylesheet" href="assets/theme.css">
+<link rel="stylesheet" href="assets/site.css"></head>
 <body class="site"><main class="site-main">
 <button id="toggle-theme" type="button">Theme</button>
 <p class="table-tools"><input type="search" class="table-filter" data-table="sessions" aria-label="Filter">
