@@ -91,6 +91,8 @@ def _head_and_tail(text: str, head: int, tail: int) -> tuple[str, str]:
     cut = last.find("\n")
     last = last[cut + 1 :] if 0 <= cut < tail // 2 else last
     return first, last
+
+
 # Subagents can start subagents; embedding stops at this depth (deeper ones are linked by name).
 MAX_SUBAGENT_DEPTH = 3
 

@@ -44,7 +44,7 @@ def _builtin_aliases() -> frozenset[str]:
 
 
 @lru_cache(maxsize=512)
-def _lexer_class_by_name(name: str) -> type[Lexer] | None:
+def lexer_class_by_name(name: str) -> type[Lexer] | None:
     """pygments' built-in lexer class for an alias. Plugin lexers are left out: looking for them
     scans every installed package, and a page should not depend on what else is installed."""
     from pygments.lexers import find_lexer_class_by_name
@@ -61,7 +61,7 @@ def _lexer_by_name(name: str) -> Lexer | None:
     """A ready lexer for an alias, its rules compiled as they are first tried."""
     from sitegen.render.lexing import prepare_lexer_class
 
-    cls = _lexer_class_by_name(name)
+    cls = lexer_class_by_name(name)
     if cls is None:
         return None
     prepare_lexer_class(cls)
@@ -73,7 +73,7 @@ def _lexer_by_name(name: str) -> Lexer | None:
 _PLAIN = frozenset({Text, Whitespace, Name, Name.Other, Punctuation})
 
 
-def _css_class(token: _TokenType) -> str:
+def css_class_of(token: _TokenType) -> str:
     """pygments' short class for a token type (its nearest styled ancestor); "" for plain text."""
     while token not in STANDARD_TYPES and token.parent is not None:
         token = token.parent
@@ -103,7 +103,7 @@ def format_tokens(lexer: Lexer, text: str) -> str:
     for token, value in lex(lexer, text):
         css = classes.get(token)
         if css is None:
-            css = classes[token] = _css_class(token)
+            css = classes[token] = css_class_of(token)
         # Whitespace joins the run it is in, whatever its class.
         if css != current and value and not value.isspace():
             if current:
@@ -130,7 +130,7 @@ def _format_runs(tokens: Iterable[tuple[_TokenType, str]]) -> str:
         else:
             css = classes.get(token)  # type: ignore[assignment]
             if css is None:
-                css = classes[token] = _css_class(token)
+                css = classes[token] = css_class_of(token)
         if css != current:
             if run:
                 chunk = escape_text("".join(run))
@@ -221,10 +221,24 @@ def _lexer_for_name(name: str) -> str | None:
     # Another pygments: classes, not instances (some lexers, sql+jinja, build others and compile
     # all their rules).
     for alias, exact in matches:
-        cls = _lexer_class_by_name(alias)
+        cls = lexer_class_by_name(alias)
         if cls is not None:
             ranked.append((getattr(cls, "priority", 0) + (0.5 if exact else 0), cls.__name__, alias))
     return max(ranked)[2] if ranked else None
+
+
+@lru_cache(maxsize=256)
+def _browser_lexer(alias: str) -> str | None:
+    """The name the page's highlighter knows a lexer by (its first alias), when it can run it."""
+    from sitegen.render.lexer_tables import lexer_table
+
+    if alias not in _builtin_aliases():
+        return None
+    cls = lexer_class_by_name(alias)
+    if cls is None or not cls.aliases:
+        return None
+    name: str = cls.aliases[0]
+    return name if lexer_table(name) is not None else None
 
 
 # Fragment-store key prefix for the lexer chosen for a file name ("@" starts no lexer alias).
@@ -240,12 +254,19 @@ class Highlighter:
         self.fragments = fragments
         self._cache: dict[str, Markup] = {}
         self.hits = 0
+        # While set, code whose lexer the page's highlighter can run is left plain for it (a long page's
+        # later entries); the lexers so left are gathered in later_languages for the page to ship.
+        self.later = False
+        self.later_languages: set[str] = set()
 
     def code(self, text: str, language: str | None) -> Markup:
         """Inner HTML for a <pre><code>: highlighted when the language is known and the block small."""
         alias = language.strip().lower() if language else ""
         if not alias or len(text) > self.limit:
             return escape_text(text)
+        if self.later and (portable := _browser_lexer(alias)) is not None:
+            self.later_languages.add(portable)
+            return Markup(f'<span class=hl-later data-lang="{portable}">') + escape_text(text) + Markup("</span>")
         # Stored fragments were made by a known lexer: look them up before pygments' tables.
         key = fragment_key(alias, text)
         html = self._cache.get(key)
@@ -265,10 +286,12 @@ class Highlighter:
         return html
 
     def prepare(self, languages: Iterable[str | None]) -> None:
-        """Load and compile lexers ahead of use (pygments compiles a lexer's rules when first built)."""
+        """Load and compile lexers ahead of use (pygments compiles a lexer's rules when first built), and
+        their tables for the page's highlighter."""
         for language in languages:
             if language:
                 _lexer_by_name(language)
+                _browser_lexer(language)
 
     def file(self, text: str, path: str) -> Markup:
         return self.code(text, self.lexer_for_path(path))

@@ -24,7 +24,7 @@ from typing import Any
 from pygments.lexer import Lexer, RegexLexer, RegexLexerMeta
 from pygments.token import Error, Whitespace, _TokenType
 
-__all__ = ["lex", "prepare_lexer_class"]
+__all__ = ["Rule", "lex", "pattern_source", "prepare_lexer_class"]
 
 # The regex parser the re module compiles with (private, untyped): it reads a rule's first characters.
 sre: Any = importlib.import_module("re._constants")
@@ -66,7 +66,7 @@ class _Choice:
     def join(self) -> None:
         if len(self.rules) == 1:
             rule = self.rules[0]
-            self.joined = _compiled(rule[0]).match
+            self.joined = compiled_pattern(rule[0]).match
             # Whatever group matched last, the rule is the one.
             self.rules_by_group = defaultdict(lambda: rule)
             return
@@ -281,7 +281,7 @@ def _join(
 ) -> tuple[Callable[[str, int], re.Match[str] | None], dict[int, Rule]] | None:
     """One pattern for a state's rules and the rule of each alternative's group; None when joining
     could change a match."""
-    compiled_rules = [_compiled(match) for match, _action, _new_state in rules]
+    compiled_rules = [compiled_pattern(match) for match, _action, _new_state in rules]
     if not compiled_rules:
         return None
     with_text = [c.flags for c in compiled_rules if c.pattern]
@@ -363,10 +363,18 @@ def prepare_lexer_class(cls: type[Lexer]) -> None:
     cls._tokens = tokens  # type: ignore[attr-defined]
 
 
-def _compiled(match: Callable[[str, int], re.Match[str] | None]) -> re.Pattern[str]:
+def compiled_pattern(match: Callable[[str, int], re.Match[str] | None]) -> re.Pattern[str]:
     if isinstance(match, _LazyMatch):
         return match.compile()
     return match.__self__  # type: ignore[attr-defined,no-any-return]
+
+
+def pattern_source(match: Callable[[str, int], re.Match[str] | None]) -> tuple[str, int]:
+    """A rule's pattern and flags, without compiling it."""
+    if isinstance(match, _LazyMatch):
+        return (match.regex if isinstance(match.regex, str) else match.regex.get()), match.flags
+    compiled = compiled_pattern(match)
+    return compiled.pattern, compiled.flags
 
 
 _machines: dict[type[Lexer], dict[str, _State]] = {}

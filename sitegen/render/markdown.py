@@ -100,7 +100,8 @@ class MarkdownRenderer:
         if _plain_but_code(text):
             return Markup(plain_paragraphs(text))
         # "#" cannot start a lexer alias: markdown fragments never meet highlighted ones.
-        key = fragment_key("#markdown", text)
+        # Code left for the page's highlighter makes other HTML: kept apart.
+        key = fragment_key("#markdown-later" if self.highlighter.later else "#markdown", text)
         html = self._cache.get(key)
         if html is None and self.fragments is not None:
             html = self.fragments.get(key)

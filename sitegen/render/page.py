@@ -72,6 +72,7 @@ PAGE_STYLES = ("theme.css", "page.css", "conversation.css", "views.css", "sideba
 PAGE_SCRIPTS = (
     "keys.js",
     "chunks.js",
+    "highlight.js",
     "page.js",
     "totals.js",
     "treerows.js",
@@ -83,6 +84,8 @@ PAGE_SCRIPTS = (
     "images.js",
     "artifacts.js",
 )
+
+LONG_PAGE_SCRIPTS = frozenset({"highlight.js"})
 
 
 @dataclass(slots=True)
@@ -116,6 +119,9 @@ class PageOptions:
     # a site page writes an output over the budget beside itself with artifact_writer.
     artifacts: str = "budget"
     artifact_writer: ExternalWriter | None = None
+    # A long page's entries past its first screen leave their code to the page's highlighter
+    # (static/highlight.js runs the same pygments rules when an entry is shown): half the writing time.
+    highlight_later: bool = True
 
 
 @dataclass(slots=True)
@@ -343,6 +349,9 @@ class PageRenderer:
         )
 
         lazy = len(nodes) > LAZY_AFTER_NODES
+        highlighter = self.highlighter
+        highlighter.later_languages = set()
+        shipped: set[str] = set()
 
         def render(part: Sequence[Node], at: int) -> Iterator[bytes]:
             """Chunks of the conversation; `at` is where the part starts in display order."""
@@ -352,10 +361,18 @@ class PageRenderer:
                 end = start + (LAZY_CHUNK_NODES if deferred else CHUNK_NODES)
                 if not deferred and lazy:
                     end = min(end, CHUNK_NODES - at)
-                html = _html_bytes(
-                    "".join([f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired])
-                )
+                highlighter.later = deferred and options.highlight_later
+                try:
+                    html = _html_bytes(
+                        "".join([f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired])
+                    )
+                finally:
+                    highlighter.later = False
                 yield _deferred(html, at + start) if deferred else html
+                # The rules of the lexers this process left to the page's highlighter, once each.
+                for language in sorted(highlighter.later_languages - shipped):
+                    shipped.add(language)
+                    yield _lexer_script(language)
                 start = end
 
         tail: list[str] = []
@@ -396,7 +413,9 @@ class PageRenderer:
         file_totals = transcript.totals()
         inline = options.inline_assets
         # A site page links its assets: their text is read only for a page that carries them.
-        scripts = [asset_text(name) for name in PAGE_SCRIPTS] if inline else ["" for _ in PAGE_SCRIPTS]
+        # Only a long page leaves code to the page's highlighter.
+        names = PAGE_SCRIPTS if lazy else tuple(name for name in PAGE_SCRIPTS if name not in LONG_PAGE_SCRIPTS)
+        scripts = [asset_text(name) for name in names] if inline else ["" for _ in names]
         styles = [asset_text(name) for name in PAGE_STYLES] if inline else ["" for _ in PAGE_STYLES]
         theme_js = asset_text("theme.js") if inline else ""
         csp = _content_security_policy(styles if inline else None, [theme_js, *scripts] if inline else None)
@@ -417,7 +436,7 @@ class PageRenderer:
             path_totals=transcript.totals([transcript.by_id[i] for i in path_ids]),
             styles=_inlined(PAGE_STYLES, styles, inline),
             theme_js=Markup(theme_js) if inline else None,
-            scripts=_inlined(PAGE_SCRIPTS, scripts, inline),
+            scripts=_inlined(names, scripts, inline),
             csp=csp,
             version=__version__,
             totals_rows=_totals_rows,
@@ -442,6 +461,16 @@ class PageRenderer:
 def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple[str, Markup | None]]:
     """Each asset's name with its text when the page carries it inline, else None (it is linked)."""
     return [(name, Markup(text) if inline else None) for name, text in zip(names, texts, strict=True)]
+
+
+def _lexer_script(language: str) -> bytes:
+    """A lexer's rules for static/highlight.js, as a data script among the conversation's chunks."""
+    from sitegen.render.lexer_tables import table_json
+
+    return b'<script type="application/json" class="sitegen-lexer" data-lang="%s">%s</script>\n' % (
+        language.encode(),
+        (table_json(language) or "null").encode("utf-8"),
+    )
 
 
 def _deferred(html: bytes, at: int) -> bytes:

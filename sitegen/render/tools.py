@@ -198,9 +198,7 @@ def _diff_stat(lines: list[DiffLine]) -> str:
 AttachmentFinder = Callable[[str], list[Attachment]]
 
 
-def build_tool_view(
-    call: ToolCall, highlighter: Highlighter, attachments: AttachmentFinder, cwd: str = ""
-) -> ToolView:
+def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: AttachmentFinder, cwd: str = "") -> ToolView:
     """Choose the renderer by tool name; unknown tools get the generic view. Paths in the header are
     relative to the session's directory (cwd) when inside it."""
     result = call.result
