@@ -44,7 +44,7 @@
   }
 
   function indexEntry(entry) {
-    var unit = { nodes: [], starts: [], text: "" };
+    var unit = { root: entry, nodes: [], starts: [], text: "" };
     var parts = [];
     var length = 0;
     var lastBlock = null;
@@ -199,6 +199,15 @@
       setStatus("no matches");
       return;
     }
+    paintMatches();
+    if (jump) {
+      goToMatch(0);
+    } else {
+      setStatus(matches.length === 1 ? "1 match" : matches.length + " matches");
+    }
+  }
+
+  function paintMatches() {
     if (highlights) {
       var marked = new Highlight();
       for (var m = 0; m < matches.length && m < MAX_MARKED; m++) {
@@ -206,10 +215,36 @@
       }
       highlights.set("find-match", marked);
     }
-    if (jump) {
-      goToMatch(0);
-    } else {
-      setStatus(matches.length === 1 ? "1 match" : matches.length + " matches");
+  }
+
+  // highlight.js colours a long page's later code as it comes into view: the same text in new nodes.
+  // The entries it coloured are indexed again and the marks painted on their new nodes.
+  function followColouring(event) {
+    var root = event.detail.root;
+    var seen = new Set();
+    var changed = false;
+    for (var m = 0; m < matches.length; m++) {
+      var unit = matches[m].unit;
+      if (seen.has(unit)) {
+        continue;
+      }
+      seen.add(unit);
+      if (root.contains(unit.root) || unit.root.contains(root)) {
+        var fresh = indexEntry(unit.root);
+        if (fresh.text !== unit.text) {
+          findIsStale();
+          return;
+        }
+        unit.nodes = fresh.nodes;
+        unit.starts = fresh.starts;
+        changed = true;
+      }
+    }
+    if (changed) {
+      paintMatches();
+      if (highlights && currentMatch >= 0) {
+        highlights.set("find-current", new Highlight(rangeOf(matches[currentMatch])));
+      }
     }
   }
 
@@ -276,4 +311,5 @@
   doc.addEventListener("sitegen:chunks", function () {
     findIndex = null;
   });
+  doc.addEventListener("sitegen:highlighted", followColouring);
 })();

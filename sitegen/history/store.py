@@ -384,7 +384,6 @@ def _tally(read: StoreRead, snapshot: Snapshot, damage: str | None) -> None:
         read.problems.append(f"{bad:,} value{'s are' if bad != 1 else ' is'} not valid UTF-8 (shown with �)")
 
 
-
 def _is_busy(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     if isinstance(code, int):

@@ -24,7 +24,7 @@ from pygments.token import _TokenType
 from sitegen.render.highlight import css_class_of, lexer_class_by_name
 from sitegen.render.lexing import Rule, pattern_source, prepare_lexer_class
 
-__all__ = ["JS_FLAGS", "js_pattern", "lexer_table", "table_json"]
+__all__ = ["JS_FLAGS", "js_pattern", "lexer_table", "table_json", "with_called"]
 
 sre: Any = importlib.import_module("re._constants")
 sre_parser: Any = importlib.import_module("re._parser")
@@ -264,7 +264,10 @@ def _own_table(alias: str) -> dict[str, Any] | None:
         return None
     try:
         prepare_lexer_class(cls)
-        tokens: dict[str, list[Rule]] = cls._tokens  # type: ignore[attr-defined]
+        # None for lexers whose rules depend on options (token_variants: C#'s unicode levels).
+        tokens: dict[str, list[Rule]] | None = cls.__dict__.get("_tokens")
+        if tokens is None:
+            return None
         patterns: dict[tuple[str, str], int] = {}
         states = {name: [_rule(rule, cls, patterns) for rule in rules] for name, rules in tokens.items()}
     except NotPortable:
@@ -285,6 +288,18 @@ def _called(action: Any) -> list[str]:
             return [name for each in action["g"] for name in _called(each)]
         return [action["l"]] if action["l"] else []
     return []
+
+
+def with_called(aliases: set[str]) -> set[str]:
+    """The portable lexers named, and those they call through using(), all the way down."""
+    found: set[str] = set()
+    todo = list(aliases)
+    while todo:
+        alias = todo.pop()
+        if alias not in found and (table := lexer_table(alias)) is not None:
+            found.add(alias)
+            todo.extend(table["using"])
+    return found
 
 
 def table_json(alias: str) -> str | None:

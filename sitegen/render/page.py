@@ -370,7 +370,7 @@ class PageRenderer:
                     highlighter.later = False
                 yield _deferred(html, at + start) if deferred else html
                 # The rules of the lexers this process left to the page's highlighter, once each.
-                for language in sorted(highlighter.later_languages - shipped):
+                for language in sorted(_with_called(highlighter.later_languages) - shipped):
                     shipped.add(language)
                     yield _lexer_script(language)
                 start = end
@@ -461,6 +461,14 @@ class PageRenderer:
 def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple[str, Markup | None]]:
     """Each asset's name with its text when the page carries it inline, else None (it is linked)."""
     return [(name, Markup(text) if inline else None) for name, text in zip(names, texts, strict=True)]
+
+
+def _with_called(languages: set[str]) -> set[str]:
+    if not languages:
+        return languages
+    from sitegen.render.lexer_tables import with_called
+
+    return with_called(languages)
 
 
 def _lexer_script(language: str) -> bytes:

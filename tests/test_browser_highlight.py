@@ -1,0 +1,198 @@
+"""A long page's later code, coloured in a real Chromium by static/highlight.js with pygments' own rules:
+the same HTML the server writes, when its entry is shown, with find's marks kept and hostile code inert."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from browser import PageWatch, assert_clean, open_page
+from sessions import SessionBuilder, text, tool_call
+
+from sitegen.render.export import load_transcript
+from sitegen.render.lexer_tables import lexer_table
+from sitegen.render.page import LAZY_AFTER_NODES, PageOptions, PageRenderer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+# Code the lexers find hard: tabs, CRLF, a byte order mark, non-ASCII names and text, an astral
+# character, nested states (f-strings, template literals, heredocs), embedded languages (HTML's script
+# and style), and markup that must stay text.
+SAMPLES: dict[str, str] = {
+    "app.py": (
+        "\ufeff@dataclass\nclass Café:\n\tnaïve: str = f'{x!r:>{w}} {{literal}}'\n"
+        '    """Doc ✓ 𝔘𝔫𝔦"""\n    def run(self, *a, **k) -> None:\n'
+        "        return [i ** 2 for i in range(10) if i % 2]  # 注释 </script><b>x</b>\r\n"
+        "async def main():\n    await asyncio.sleep(0x1F + 1e-3 + 0o7 + 0b1)\n"
+    ),
+    "web.ts": (
+        "export interface Retry<T> { budget: number; run(): Promise<T> }\n"
+        "const s = `total ${a + `${b}`} done`; // ünïcode\nlet r = /a[/]b\\//g;\n"
+        "function f(x?: string): x is string { return typeof x === 'string' }\n"
+    ),
+    "page.tsx": 'export const A = () => <div className="x">{items.map(i => <B key={i} />)}</div>;\n',
+    "lib.rs": (
+        '#[derive(Debug)]\npub struct P<\'a> { s: &\'a str }\nfn main() { let r = r#"raw "q""#; '
+        "println!(\"{}\", 'c'); }\n"
+    ),
+    "main.go": 'package main\n\nfunc main() {\n\tx := map[string]int{"a": 1}\n\tgo func() { _ = x }()\n}\n',
+    "run.sh": (
+        "#!/bin/bash\nset -euo pipefail\ncat <<EOF > out\n$HOME ${x:-d} $(ls)\nEOF\n"
+        'for f in *.py; do echo "$f"; done 2>&1 | tee log\n'
+    ),
+    "q.sql": "SELECT a, COUNT(*) FROM t WHERE b LIKE '%x%' -- note\nGROUP BY a;\n",
+    "index.html": (
+        "<!doctype html>\n<style>body { color: #fff }</style>\n"
+        "<script>if (a < b && c) { alert('</scr' + 'ipt>') }</script>\n<p class=x>&amp; text</p>\n"
+    ),
+    "s.css": "@media (max-width: 600px) { .a > b::before { content: '\\201C'; margin: -1.5em } }\n",
+    "Main.java": '@Override\npublic final class Main<T> { int x = 0xFF; String s = "q\\""; }\n',
+    "conf.toml": '[server]\nport = 8080\nhosts = ["a", "b"]\ndate = 1979-05-27T07:32:00Z\n',
+    "data.json": '{"a": [1, 2.5, true, null], "b": "c"}\n',
+}
+FENCES = "Here is the fix:\n\n```python\nprint('ZZ_FENCE_ZZ', 1 + 2)\n```\n\nand in Go:\n\n```go\nfunc f() {}\n```\n"
+TURNS = 560  # three entries a turn: past LAZY_AFTER_NODES
+
+
+def coloured_session(path: Path) -> Path:
+    """Turns that read the samples over and over, with markdown fences; the first screen reads them too."""
+    b = SessionBuilder(session_id="colour-0001", cwd="/work/app")
+    names = list(SAMPLES)
+    for n in range(TURNS):
+        name = names[n % len(names)]
+        b.user(f"u{n:04d}", f"show {name} ZZ_STEP_{n}_ZZ")
+        b.assistant(
+            f"a{n:04d}",
+            [
+                text(FENCES.replace("ZZ_FENCE", f"ZZ{n}_FENCE")),
+                tool_call(f"c{n}", "read", path=f"/work/app/src/{name}"),
+            ],
+        )
+        b.tool_result(f"r{n:04d}", f"c{n}", "read", SAMPLES[name].replace("ZZ", f"ZZ{n}"))
+    return b.write(path)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+    """The long page with its later code left to the browser, and as the server alone writes it."""
+    folder = tmp_path_factory.mktemp("colour")
+    session = coloured_session(folder / "colour.jsonl")
+    written = {}
+    for later in (True, False):
+        page = folder / f"later-{later}.html"
+        PageRenderer().write(load_transcript(session), PageOptions(highlight_later=later), page)
+        written[later] = page
+    assert 3 * TURNS > LAZY_AFTER_NODES
+    return written
+
+
+@pytest.fixture
+def opened(browser: Browser, pages: dict[bool, Path]) -> Iterator[tuple[Page, PageWatch]]:
+    page, watch = open_page(browser, pages[True])
+    yield page, watch
+    page.context.close()
+
+
+ALL_CODE = """() => {
+  window.sitegenChunks && window.sitegenChunks.all();
+  window.sitegenHighlight && window.sitegenHighlight.within(document.getElementById("conversation"));
+  return Array.from(document.querySelectorAll("#conversation pre"), (pre) => pre.innerHTML);
+}"""
+
+
+def test_later_code_is_coloured_as_the_server_colours_it(browser: Browser, pages: dict[bool, Path]) -> None:
+    html = pages[True].read_text(encoding="utf-8")
+    # Every portable language was left to the browser, and its rules shipped once.
+    left = ("python", "typescript", "tsx", "rust", "go", "bash", "tsql", "html", "css", "java")
+    for language in left:
+        assert f'data-lang="{language}"' in html, language
+        assert html.count(f'class="sitegen-lexer" data-lang="{language}"') == 1, language
+    assert 'data-lang="json"' not in html  # JSON's lexer is its own code: the server colours it
+    assert len(html) < len(pages[False].read_text(encoding="utf-8"))
+    server: list[Any] = []
+    for later in (False, True):
+        page, watch = open_page(browser, pages[later])
+        blocks = page.evaluate(ALL_CODE)
+        assert page.locator(".hl-later").count() == 0
+        assert_clean(watch)
+        page.context.close()
+        if not later:
+            server = blocks
+            continue
+        assert len(blocks) == len(server) > 3 * TURNS // 2
+        different = [index for index, (ours, theirs) in enumerate(zip(blocks, server, strict=True)) if ours != theirs]
+        assert not different, (blocks[different[0]], server[different[0]])
+
+
+def test_code_is_coloured_when_its_entry_is_shown(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    # The first screen came coloured from the server.
+    for entry in ("a0000", "r0000", "a0001", "r0001", "r0060"):
+        assert page.locator(f"#entry-{entry} .hl-later").count() == 0
+    assert page.locator("#entry-r0001 span.k").count() > 0
+    page.evaluate("() => { window.location.hash = '#entry-r0500'; }")
+    page.wait_for_function(
+        "() => { const e = document.getElementById('entry-r0500'); return e && !e.querySelector('.hl-later')"
+        " && e.querySelector('pre span'); }"
+    )
+    # An entry far from the view is not coloured yet.
+    page.wait_for_function("() => document.getElementById('entry-r0100') !== null")
+    assert page.locator("#entry-r0100 .hl-later").count() > 0
+    assert_clean(watch)
+
+
+def test_find_marks_stay_on_code_coloured_after_them(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.fill("#find", "ZZ450_FENCE_ZZ")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('find-status').textContent === '1 of 1'")
+    page.wait_for_function("() => !document.getElementById('entry-a0450').querySelector('.hl-later')")
+    marked = page.evaluate(
+        """() => {
+          const range = CSS.highlights.get("find-current").values().next().value;
+          return [range.startContainer.isConnected, range.toString(),
+                  range.startContainer.parentNode.closest('pre') !== null];
+        }"""
+    )
+    assert marked == [True, "ZZ450_FENCE_ZZ", True]
+    assert_clean(watch)
+
+
+def test_hostile_code_stays_text_after_colouring(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    page.evaluate(ALL_CODE)
+    # The samples' "</script><b>x</b>" and HTML are text in every block, never elements.
+    assert page.locator("#conversation pre b, #conversation pre script, #conversation pre p").count() == 0
+    assert page.locator("#conversation pre", has_text="</script><b>x</b>").count() > 10
+    assert_clean(watch)
+
+
+def test_every_portable_lexer_compiles_in_the_browser(browser: Browser) -> None:
+    """All of pygments' lexers the translation accepts (about 400) compile as JavaScript patterns."""
+    from pygments.lexers import LEXERS
+
+    tables = {}
+    for _module, _name, aliases, _files, _mimes in LEXERS.values():
+        if aliases and (table := lexer_table(aliases[0])) is not None:
+            tables[aliases[0]] = table["patterns"]
+    assert len(tables) > 300
+    page = browser.new_page()
+    failed = page.evaluate(
+        """(tables) => {
+          const failed = [];
+          for (const [name, patterns] of Object.entries(tables)) {
+            for (const [source, flags] of patterns) {
+              try { new RegExp(source, flags); } catch (error) { failed.push(name + ": " + error); }
+            }
+          }
+          return failed;
+        }""",
+        tables,
+    )
+    page.close()
+    assert failed == []

@@ -1,0 +1,66 @@
+"""pygments' rules as data for the page's highlighter: patterns translated by meaning, lexers that cannot be
+run the same way left to the server. (tests/test_browser_highlight.py runs the tables in Chromium.)"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sitegen.render.lexer_tables import NotPortable, js_pattern, lexer_table, table_json, with_called
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "expected"),
+    [
+        ("ab", 0, "ab"),
+        # Punctuation as \x escapes, valid in and out of classes in v-mode; other characters as they are.
+        ("a.b", 0, "a[^\\n]b"),
+        ("a.b", re.DOTALL, "a[\\s\\S]b"),
+        ("[^'\"é]", 0, "[^\\x27\\x22é]"),
+        # Python's anchors: $ also before a final newline; ^ after any newline with MULTILINE.
+        ("^x$", 0, "(?<![\\s\\S])x(?=\\n?(?![\\s\\S]))"),
+        ("^x$", re.MULTILINE, "(?<![^\\n])x(?=\\n|(?![\\s\\S]))"),
+        # \w and \b by Unicode word characters, as Python's are.
+        ("\\w+", 0, "(?:[\\p{L}\\p{N}_])+"),
+        ("[^\\W\\d]", 0, "[^[^\\p{L}\\p{N}_]\\p{Nd}]"),
+        (
+            "\\bif\\b",
+            re.ASCII,
+            "(?:(?<=[A-Za-z0-9_])(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]))if"
+            "(?:(?<=[A-Za-z0-9_])(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]))",
+        ),
+        # Groups keep their numbers for back-references; names are not needed.
+        ("(?P<q>['\"]).*?(?P=q)", 0, "([\\x27\\x22])(?:[^\\n])*?(?:\\1)"),
+        ("(?i)select", 0, "select"),
+        ("a(?i:b)", 0, "a(?:(?i:b))"),
+        ("x{2,3}y{4}z{1,}", 0, "(?:x){2,3}(?:y){4}(?:z)+"),
+        ("(?<=a)b(?!c)", 0, "(?<=a)b(?!c)"),
+    ],
+)
+def test_patterns_keep_their_meaning(pattern: str, flags: int, expected: str) -> None:
+    source, js_flags = js_pattern(pattern, flags)
+    assert source == expected
+    assert js_flags == ("vyi" if "(?i)" in pattern else "vy")
+
+
+@pytest.mark.parametrize("pattern", ["(a)?(?(1)b|c)", "a++", "(?>ab)"])
+def test_what_javascript_cannot_say_is_not_portable(pattern: str) -> None:
+    with pytest.raises(NotPortable):
+        js_pattern(pattern, 0)
+
+
+def test_lexers_with_their_own_code_stay_on_the_server() -> None:
+    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html"):
+        assert lexer_table(alias) is not None, alias
+    # JSON and C tokenize in Python; Markdown's fenced blocks call back into pygments; C# has variants.
+    for alias in ("json", "c", "markdown", "csharp", "no-such-lexer"):
+        assert lexer_table(alias) is None, alias
+
+
+def test_tables_name_the_lexers_they_call_and_are_safe_in_a_script() -> None:
+    assert lexer_table("html") is not None
+    assert with_called({"html"}) == {"html", "css", "javascript"}
+    for alias in ("python", "html", "bash"):
+        text = table_json(alias)
+        assert text is not None and "<" not in text and "\u2028" not in text
