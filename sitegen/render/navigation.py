@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sitegen.render.text import html_escape
 from sitegen.titles import TITLE_CHARS, clip, first_line_of, snippet, tool_subject
 from sitegen.transcript.model import Node, ToolCall, Transcript
 
@@ -17,6 +18,7 @@ __all__ = [
     "display_order",
     "entry_name",
     "tree_rows",
+    "tree_rows_html",
 ]
 
 # Tree rows indent one step per branch point, up to this many steps (CSS has a class per step).
@@ -229,3 +231,34 @@ def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: 
                 )
             )
     return links
+
+
+def tree_rows_html(rows: list[TreeRow]) -> str:
+    """The tree's rows as list items, a line each: built in Python, as a long page has tens of
+    thousands of them and a template macro call per row was a tenth of its writing time."""
+    out = []
+    for r in rows:
+        classes = [f"kind-{html_escape(r.kind)}"]
+        if r.indent:
+            classes.append(f"i{r.indent}")
+        classes.extend(
+            name
+            for name, present in (
+                ("on-path", r.on_path),
+                ("leaf", r.leaf),
+                ("fork", r.forks),
+                ("failed", r.failed),
+                ("labelled", r.label),
+                ("is-hidden", r.hidden),
+            )
+            if present
+        )
+        row_id = html_escape(r.id)
+        tool = f'<span class="t">{html_escape(r.tool)}</span> ' if r.tool else ""
+        forks = f'<span class="forks" title="{r.forks} branches start here">{r.forks}</span>' if r.forks else ""
+        label = f' <span class="badge label">{html_escape(r.label)}</span>' if r.label else ""
+        out.append(
+            f'<li class="{" ".join(classes)}" data-id="{row_id}"><a href="#entry-{row_id}">{tool}'
+            f"{html_escape(r.text)}</a>{forks}{label}</li>\n"
+        )
+    return "".join(out)

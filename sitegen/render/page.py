@@ -37,6 +37,7 @@ from sitegen.render.navigation import (
     display_order,
     entry_name,
     tree_rows,
+    tree_rows_html,
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, human_size
@@ -273,6 +274,7 @@ class PageRenderer:
             folded=folded,
             images=images,
             entry=entry_html,
+            tree_html=lambda rows: Markup(tree_rows_html(rows)),
         )
         self._page = self.env.get_template("page.html.j2")
         self._nested = self.env.get_template("nested.html.j2")
