@@ -24,11 +24,12 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
 
 
-def split_by_weight(items: Sequence[T], weight: Callable[[T], int]) -> int:
-    """The index that splits items into two halves of about equal total weight."""
+def split_by_weight(items: Sequence[T], weight: Callable[[T], int], head_start: int = 0) -> int:
+    """The index that splits items into two halves of about equal total weight, the first half's
+    counted from head_start (work its process does besides)."""
     weights = [weight(item) for item in items]
-    half = sum(weights) / 2
-    running = 0
+    half = (sum(weights) + head_start) / 2
+    running = head_start
     for index, value in enumerate(weights):
         running += value
         if running >= half:
