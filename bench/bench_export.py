@@ -28,10 +28,13 @@ PIREF = next(
     (p for p in (Path("/tmp/piref/node_modules/.bin"), Path("/tmp/ref/node_modules/.bin")) if p.is_dir()),
     Path("/tmp/piref/node_modules/.bin"),
 )
-# The issue's goal: our export takes at most half of pi's time.
+# Issue 19's goals: our export takes at most half of pi's time on the real fixtures, and no more than
+# pi's on the generated 50 MB session (any session over BIG_BYTES).
 GOAL_TIME_RATIO = 0.5
-# "Page size about the session size" for tool-heavy sessions; allow a little over.
-GOAL_PAGE_RATIO = 1.2
+GOAL_BIG_TIME_RATIO = 1.0
+BIG_BYTES = 10_000_000
+# Issue 21's bound: the page at most 1.5 x the session file with the default artifact budget.
+GOAL_PAGE_RATIO = 1.5
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 SAMPLE_SECONDS = 0.02
 
@@ -127,18 +130,23 @@ class TreeSampler(threading.Thread):
             self.stopped.wait(SAMPLE_SECONDS)
 
 
-def run_measured(command: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Measured:
-    """Run command in a fresh process; time it end to end and sample its tree's memory."""
+def run_measured(
+    command: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: Path | None = None, sample: bool = True
+) -> Measured:
+    """Run command in a fresh process; time it end to end and (sample) poll its tree's memory. Polling
+    costs CPU time beside the tool, most for a tool of several processes on a machine of few cores."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen(list(command), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
         sampler = TreeSampler(process.pid)
-        sampler.start()
+        if sample:
+            sampler.start()
         # wait4 gives this child's own rusage: ru_maxrss is its (or a waited-for descendant's) peak.
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - started
         sampler.stopped.set()
-        sampler.join()
+        if sample:
+            sampler.join()
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -259,25 +267,24 @@ class Best:
     shown: int | None = None
     failed: str = ""
 
-    def add(self, run: Measured, page: Path, shown: int | None) -> None:
+    def add(self, run: Measured, page: Path, shown: int | None, timed: bool = True) -> None:
         if run.returncode != 0 or not page.exists():
             self.failed = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1][:100]
             return
-        first = self.seconds == float("inf")
-        self.seconds = min(self.seconds, run.seconds)
-        self.tree_peak = run.tree_peak if first else min(self.tree_peak, run.tree_peak)
-        self.tree_pss = run.tree_pss if first else min(self.tree_pss, run.tree_pss)
-        self.max_rss = run.max_rss if first else min(self.max_rss, run.max_rss)
+        if timed:
+            self.seconds = min(self.seconds, run.seconds)
+        else:  # the memory run: its time is not counted, the polling slows it
+            self.tree_peak, self.tree_pss, self.max_rss = run.tree_peak, run.tree_pss, run.max_rss
         self.page = page.stat().st_size
         self.shown = shown
 
 
-def export_sitegen(command: list[str], session: Path, page: Path, home: Path) -> Measured:
+def export_sitegen(command: list[str], session: Path, page: Path, home: Path, sample: bool) -> Measured:
     page.unlink(missing_ok=True)
-    return run_measured([*command, "export", str(session), str(page)], env=child_env(home), cwd=home)
+    return run_measured([*command, "export", str(session), str(page)], env=child_env(home), cwd=home, sample=sample)
 
 
-def export_pi(command: list[str], session: Path, page: Path, home: Path) -> Measured:
+def export_pi(command: list[str], session: Path, page: Path, home: Path, sample: bool) -> Measured:
     """pi --export on a fresh copy: pi rewrites v1/v2 files (and files it cannot read) in place."""
     page.unlink(missing_ok=True)
     copy = home / "copy" / session.name
@@ -285,7 +292,7 @@ def export_pi(command: list[str], session: Path, page: Path, home: Path) -> Meas
     shutil.copyfile(session, copy)
     # PI_OFFLINE: no update check or other network call at start-up.
     env = child_env(home, PI_OFFLINE="1")
-    return run_measured([*command, "--export", str(copy), str(page)], env=env, cwd=home)
+    return run_measured([*command, "--export", str(copy), str(page)], env=env, cwd=home, sample=sample)
 
 
 def measure(sessions: list[Path], sitegen: list[str], pi: list[str] | None, runs: int) -> None:
@@ -295,17 +302,21 @@ def measure(sessions: list[Path], sitegen: list[str], pi: list[str] | None, runs
     theirs: dict[Path, Best] = {s: Best() for s in sessions}
     with tempfile.TemporaryDirectory(prefix="bench-export-home-") as tmp:
         home = Path(tmp)
-        # Interleave tools and sessions so a noisy neighbour hurts them all alike.
-        for run in range(runs):
+        # Interleave tools and sessions so a noisy neighbour hurts them all alike. The timed runs poll
+        # no memory; a first run of each measures it (first: a child's maxrss starts from this
+        # process's size at the fork, which grows as it reads the pages).
+        for run in range(runs + 1):
+            timed = run > 0
+            label = f"run {run}/{runs}" if timed else "memory run"
             for session in sessions:
                 page = pages / f"{session.stem}.sitegen.html"
-                result = export_sitegen(sitegen, session, page, home)
-                ours[session].add(result, page, our_entries(page) if page.exists() else None)
-                line = f"run {run + 1}/{runs} {session.name[:40]:<40} sitegen {result.seconds:6.2f}s"
+                result = export_sitegen(sitegen, session, page, home, sample=not timed)
+                ours[session].add(result, page, our_entries(page) if page.exists() else None, timed)
+                line = f"{label} {session.name[:40]:<40} sitegen {result.seconds:6.2f}s"
                 if pi:
                     pi_page = pages / f"{session.stem}.pi.html"
-                    result = export_pi(pi, session, pi_page, home)
-                    theirs[session].add(result, pi_page, pi_entries(pi_page) if pi_page.exists() else None)
+                    result = export_pi(pi, session, pi_page, home, sample=not timed)
+                    theirs[session].add(result, pi_page, pi_entries(pi_page) if pi_page.exists() else None, timed)
                     line += f"  pi {result.seconds:6.2f}s"
                 print(line, flush=True)
     report(sessions, ours, theirs if pi else None, runs)
@@ -324,7 +335,10 @@ def _row(name: str, size: int, entries: int, tool: str, best: Best, ratio: str) 
 
 
 def report(sessions: list[Path], ours: dict[Path, Best], theirs: dict[Path, Best] | None, runs: int) -> None:
-    print(f"\nbest of {runs}; each run a fresh process, wall time end to end; memory sampled every 20 ms")
+    print(
+        f"\nbest of {runs}; each run a fresh process, wall time end to end; memory sampled every 20 ms in a"
+        " separate run"
+    )
     print(
         f"{'session':<34} {'tool':<8} {'seconds':>8} {'x pi':>7} {'RSS MB':>7} {'PSS MB':>7} {'maxrss':>7} "
         f"{'x file':>6} "
@@ -342,9 +356,9 @@ def report(sessions: list[Path], ours: dict[Path, Best], theirs: dict[Path, Best
             value = mine.seconds / pi.seconds
             ratio = f"{value:.2f}"
             shown = "" if pi.shown == entries else f" (pi's page carries {pi.shown} of {entries} entries)"
+            goal = GOAL_BIG_TIME_RATIO if size > BIG_BYTES else GOAL_TIME_RATIO
             verdicts.append(
-                f"{session.name}: {value:.2f}x pi's time (goal <= {GOAL_TIME_RATIO}) "
-                f"{'ok' if value <= GOAL_TIME_RATIO else 'MISS'}{shown}"
+                f"{session.name}: {value:.2f}x pi's time (goal <= {goal}) {'ok' if value <= goal else 'MISS'}{shown}"
             )
         print(_row(name, size, entries, "sitegen", mine, ratio))
         if pi:
@@ -362,7 +376,7 @@ def report(sessions: list[Path], ours: dict[Path, Best], theirs: dict[Path, Best
         page = ours[big].page / big.stat().st_size
         verdicts.append(f"memory: {grow:.1f} MB more tree PSS per MB of session ({small.name} to {big.name})")
         verdicts.append(
-            f"page size, {big.name}: {page:.2f}x the session (goal about 1, <= {GOAL_PAGE_RATIO}) "
+            f"page size, {big.name}: {page:.2f}x the session (goal <= {GOAL_PAGE_RATIO}) "
             f"{'ok' if page <= GOAL_PAGE_RATIO else 'MISS'}"
         )
     print()

@@ -148,7 +148,9 @@ def watch_figures(site: Path, agent: Path, jobs: int | None, turns: int) -> None
             text = f"watched prompt {turn} {time.time_ns()}"
             done = subprocess.run(
                 [sys.executable, "-c", _APPEND, str(agent / "history.db"), text, PROJECTS[1]],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             committed = float(done.stdout)
             for raw in stream:
@@ -158,8 +160,10 @@ def watch_figures(site: Path, agent: Path, jobs: int | None, turns: int) -> None
                     break
             stream.close()
     first, rest = seconds[0], sorted(seconds[1:])
-    print(f"watch, one prompt more: first after start {first:.2f} s, then median {rest[len(rest) // 2]:.2f} s, "
-          f"worst {rest[-1]:.2f} s ({len(rest)} turns; commit to reload event)")
+    print(
+        f"watch, one prompt more: first after start {first:.2f} s, then median {rest[len(rest) // 2]:.2f} s, "
+        f"worst {rest[-1]:.2f} s ({len(rest)} turns; commit to reload event)"
+    )
 
 
 def main() -> None:

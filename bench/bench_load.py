@@ -113,9 +113,7 @@ def measure(path: Path, runs: int) -> None:
             kept["peak"] = min(kept["peak"], result["peak"])
     base_peak = best["baseline"]["peak"]
     ref_seconds = best["reference"]["seconds"]
-    print(
-        f"\nfile {size / MB:.1f} MB; best of {runs}; baseline (interpreter + imports) {base_peak / MB:.0f} MB"
-    )
+    print(f"\nfile {size / MB:.1f} MB; best of {runs}; baseline (interpreter + imports) {base_peak / MB:.0f} MB")
     print(f"{'step':<14} {'seconds':>8} {'x ref':>7} {'peak MB':>8} {'x file':>7}")
     for step in ROWS:
         seconds = best[step]["seconds"]

@@ -133,12 +133,7 @@ def png_bytes(rng: random.Random, width: int, height: int) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw, 1))
-        + chunk(b"IEND", b"")
-    )
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b"")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -363,9 +358,7 @@ class _Vocab:
         snake = [ident() for _ in range(160)]
         self.idents = snake[:80] + [camel(name) for name in snake[80:]]
         self.types = ["".join(part.title() for part in ident().split("_")) for _ in range(60)]
-        self.files = [
-            f"{rng.choice(_DIRS)}/{rng.choice(snake)}.{rng.choice(list(_EXT_LANG))}" for _ in range(70)
-        ]
+        self.files = [f"{rng.choice(_DIRS)}/{rng.choice(snake)}.{rng.choice(list(_EXT_LANG))}" for _ in range(70)]
         self.short = [" ".join(rng.choices(_SYLLABLES, k=rng.randint(2, 6))) for _ in range(40)] + [
             "handles the empty case",
             "keeps the order stable",
@@ -373,14 +366,11 @@ class _Vocab:
             "see #12",
         ]
         self.code: dict[str, list[str]] = {
-            lang: [_fill(rng, rng.choice(templates), self) for _ in range(400)]
-            for lang, templates in _CODE.items()
+            lang: [_fill(rng, rng.choice(templates), self) for _ in range(400)] for lang, templates in _CODE.items()
         }
         self.logs = [_fill(rng, rng.choice(_LOG_LINES), self) for _ in range(600)]
         self.prose = [_fill(rng, rng.choice(_PROSE), self) for _ in range(300)]
-        self.line_bytes = {
-            lang: 1 + statistics.fmean(len(x) for x in lines) for lang, lines in self.code.items()
-        }
+        self.line_bytes = {lang: 1 + statistics.fmean(len(x) for x in lines) for lang, lines in self.code.items()}
         self.log_bytes = 1 + statistics.fmean(len(x) for x in self.logs)
         # Pasted again and again across a project's sessions: the blob store keeps one copy.
         self.logo = png_bytes(rng, 48, 48)
@@ -409,9 +399,7 @@ def _bullets(rng: random.Random, vocab: _Vocab, count: int, numbered: bool = Fal
     lines = []
     for index in range(count):
         mark = f"{index + 1}." if numbered else "-"
-        lines.append(
-            f"{mark} **{rng.choice(vocab.types)}**: `{rng.choice(vocab.idents)}` {rng.choice(vocab.short)}"
-        )
+        lines.append(f"{mark} **{rng.choice(vocab.types)}**: `{rng.choice(vocab.idents)}` {rng.choice(vocab.short)}")
         if rng.random() < 0.2:
             lines.append(f"   - nested: {rng.choice(vocab.prose)}")
     return "\n".join(lines)
@@ -563,10 +551,7 @@ class _Builder:
         self.marker_bytes = 0
         feature = target_bytes >= FEATURE_FLOOR_BYTES
         self.plan = _Plan(
-            due={
-                name: int(target_bytes * rng.uniform(0.15, 0.85)) if feature else 0
-                for name in _FEATURE_MEAN_BYTES
-            },
+            due={name: int(target_bytes * rng.uniform(0.15, 0.85)) if feature else 0 for name in _FEATURE_MEAN_BYTES},
             mean=dict(_FEATURE_MEAN_BYTES),
         )
 
@@ -671,9 +656,7 @@ class _Builder:
             if kind < 0.7:
                 self.append("custom", {"customType": "checkpoint", "data": {"seq": self.info.markers}})
             elif kind < 0.9:
-                self.append(
-                    "custom", {"customType": "lsp-status", "data": {"errors": self.rng.randint(0, 3)}}
-                )
+                self.append("custom", {"customType": "lsp-status", "data": {"errors": self.rng.randint(0, 3)}})
             else:
                 self.append("ttsr_injection", {"injectedRules": [f"rule-{self.rng.randint(0, 12)}"]})
             self.info.markers += 1
@@ -814,9 +797,7 @@ class _Builder:
         else:
             content = [{"type": "text", "text": text}]
         self.context_tokens += len(text) // 4
-        self.append(
-            "message", {"message": {"role": "user", "content": content, "timestamp": self.clock}}, "user"
-        )
+        self.append("message", {"message": {"role": "user", "content": content, "timestamp": self.clock}}, "user")
 
     def _call_id(self) -> str:
         if self.model.provider == "anthropic":
@@ -876,9 +857,7 @@ class _Builder:
         if self.thinking != "off" and rng.random() < 0.7:
             thinking: dict[str, Any] = {
                 "type": "thinking",
-                "thinking": "\n\n".join(
-                    vocab.paragraph(rng, rng.randint(1, 5)) for _ in range(rng.randint(1, 3))
-                ),
+                "thinking": "\n\n".join(vocab.paragraph(rng, rng.randint(1, 5)) for _ in range(rng.randint(1, 3))),
             }
             if self.model.provider == "anthropic":
                 thinking["thinkingSignature"] = _token(rng, rng.randint(200, 1400), _B64)
@@ -1003,9 +982,7 @@ class _Builder:
         while sum(len(line) + 1 for line in shown) > SPILL_BYTES:
             shown = shown[len(shown) // 4 :]
         first = len(lines) - len(shown) + 1
-        notice = (
-            f"[Showing lines {first}-{len(lines)} of {len(lines)}. Full output: artifact://{artifact_id}]"
-        )
+        notice = f"[Showing lines {first}-{len(lines)} of {len(lines)}. Full output: artifact://{artifact_id}]"
         details = {
             "truncation": {
                 "truncated": True,
@@ -1217,9 +1194,7 @@ def write_corpus(
         # A few projects get most sessions, as on a real machine.
         cwd = rng.choices(PROJECTS, weights=(8, 5, 3, 3, 1, 1))[0]
         infos.append(
-            write_session(
-                agent_dir, seed=seed * 1_000_003 + index, target_bytes=size, cwd=cwd, start_ms=start
-            )
+            write_session(agent_dir, seed=seed * 1_000_003 + index, target_bytes=size, cwd=cwd, start_ms=start)
         )
     return infos
 
