@@ -15,12 +15,14 @@
   // str.isspace() in Python: a run of these joins the coloured run it is in, as on the server.
   var SPACE = /^[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/;
 
+  // A lexer's table by its name or any of its aliases (a Markdown fence names its language as it likes).
   function table(lang) {
     if (!Object.prototype.hasOwnProperty.call(tables, lang)) {
       tables[lang] = null;
       var scripts = doc.querySelectorAll("script.sitegen-lexer");
       for (var i = 0; i < scripts.length; i++) {
-        if (scripts[i].getAttribute("data-lang") === lang) {
+        var aliases = (scripts[i].getAttribute("data-aliases") || "").split(" ");
+        if (scripts[i].getAttribute("data-lang") === lang || aliases.indexOf(lang) >= 0) {
           var data = JSON.parse(scripts[i].textContent);
           data.compiled = [];
           tables[lang] = data;
@@ -100,13 +102,16 @@
     }
   }
 
-  // A rule's token: a class, none (null), bygroups ({g}) or another lexing of the text (using(), {u, l}).
+  // A rule's token: a class, none (null), bygroups ({g}), another lexing of the text (using(), {u, l}) or
+  // Markdown's fenced code ({f, c}).
   function act(lexer, action, text, found, out) {
     if (action === null) {
       return;
     }
     if (typeof action === "string") {
       out.push([action, text]);
+    } else if (action.f) {
+      fenced(action, found, out);
     } else if (action.g) {
       for (var i = 0; i < action.g.length; i++) {
         var each = action.g[i];
@@ -125,6 +130,28 @@
     } else {
       run(action.l ? table(action.l) : lexer, text, action.u, out);
     }
+  }
+
+  // pygments' MarkdownLexer._handle_codeblock: the fence and its info string, then the code by the lexer
+  // the info string names (the server shipped its table), or as a string when pygments knows none.
+  function fenced(action, found, out) {
+    var group = action.f;
+    var fence = action.c[0];
+    out.push([fence, found[group[0]]]);
+    out.push([fence, found[group[1]]]);
+    if (found[group[2]] !== undefined) {
+      out.push(["", found[group[3]]]);
+      out.push(["", found[group[4]]]);
+    }
+    out.push(["", found[group[5]]]);
+    var code = found[group[6]];
+    var lexer = table(found[group[1]].trim().toLowerCase());
+    if (lexer) {
+      run(lexer, code, ["root"], out);
+    } else {
+      out.push([action.c[1], code]);
+    }
+    out.push([fence, found[group[7]]]);
   }
 
   function escapeHtml(text) {

@@ -366,7 +366,7 @@ def test_kept_mark_on_another_branch_starts_hidden_and_result_labels_show(tmp_pa
 def test_the_process_that_writes_the_frame_takes_fewer_entries() -> None:
     from sitegen.render.split import split_by_weight
 
-    assert split_by_weight([1] * 10, lambda weight: weight) == 5
+    assert split_by_weight([1] * 10) == 5
     # The frame's work counts toward the first half: it gets (10 + 4) / 2 - 4 = 3 entries.
-    assert split_by_weight([1] * 10, lambda weight: weight, head_start=4) == 3
-    assert split_by_weight([1] * 10, lambda weight: weight, head_start=40) == 1
+    assert split_by_weight([1] * 10, head_start=4) == 3
+    assert split_by_weight([1] * 10, head_start=40) == 1

@@ -265,8 +265,13 @@ class Highlighter:
         if not alias or len(text) > self.limit:
             return escape_text(text)
         if self.later and (portable := _browser_lexer(alias)) is not None:
-            self.later_languages.add(portable)
-            return Markup(f'<span class=hl-later data-lang="{portable}">') + escape_text(text) + Markup("</span>")
+            from sitegen.render.lexer_tables import fenced_languages
+
+            also = fenced_languages(portable, text)
+            if also is not None:
+                self.later_languages.add(portable)
+                self.later_languages.update(also)
+                return Markup(f'<span class=hl-later data-lang="{portable}">') + escape_text(text) + Markup("</span>")
         # Stored fragments were made by a known lexer: look them up before pygments' tables.
         key = fragment_key(alias, text)
         html = self._cache.get(key)

@@ -19,12 +19,12 @@ from functools import lru_cache
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer, _This
-from pygments.token import _TokenType
+from pygments.token import String, _TokenType
 
 from sitegen.render.highlight import css_class_of, lexer_class_by_name
 from sitegen.render.lexing import Rule, pattern_source, prepare_lexer_class
 
-__all__ = ["JS_FLAGS", "js_pattern", "lexer_table", "table_json", "with_called"]
+__all__ = ["JS_FLAGS", "fenced_languages", "js_pattern", "lexer_table", "table_json", "with_called"]
 
 sre: Any = importlib.import_module("re._constants")
 sre_parser: Any = importlib.import_module("re._parser")
@@ -195,14 +195,27 @@ def js_pattern(pattern: str, flags: int) -> tuple[str, str]:
     return source, JS_FLAGS + ("i" if flags & re.IGNORECASE else "")
 
 
-def _action(action: Any, lexer: type[Lexer], in_groups: bool = False) -> Any:
+# pygments' Markdown lexer colours a fenced block's code with the lexer its info string names: the page
+# does the same with the named lexer's table ({"f": [group numbers], "c": [fence class, string class]}).
+_FENCED_CODE = "MarkdownLexer._handle_codeblock"
+_FENCE_GROUPS = ("initial", "lang", "afterlang", "whitespace", "extra", "newline", "code", "terminator")
+# A line that may open a fenced block, and the language it names (an over-approximation of the rule).
+_FENCE_LANGUAGE = re.compile(r"^\s*```([\w\-]+)", re.MULTILINE)
+
+
+def _action(action: Any, lexer: type[Lexer], in_groups: bool = False, groups: dict[str, int] | None = None) -> Any:
     """A rule's token as data: a CSS class ("" for plain text), null for none, {"g": [...]} for
-    bygroups, {"u": stack, "l": lexer} for using()."""
+    bygroups, {"u": stack, "l": lexer} for using(), {"f": ...} for Markdown's fenced code."""
     if action is None:
         return None
     if type(action) is _TokenType:
         return css_class_of(action)
     qualname = getattr(action, "__qualname__", "")
+    if qualname == _FENCED_CODE and groups is not None and all(name in groups for name in _FENCE_GROUPS):
+        return {
+            "f": [groups[name] for name in _FENCE_GROUPS],
+            "c": [css_class_of(String.Backtick), css_class_of(String)],
+        }
     cells = dict(
         zip(action.__code__.co_freevars, (cell.cell_contents for cell in action.__closure__ or ()), strict=True)
     )
@@ -235,9 +248,11 @@ def _new_state(new_state: Any) -> Any:
 
 def _rule(rule: Rule, lexer: type[Lexer], patterns: dict[tuple[str, str], int]) -> list[Any]:
     """[pattern index, action, new state]: states share many patterns (pygments' include())."""
-    pattern = js_pattern(*pattern_source(rule[0]))
+    source = pattern_source(rule[0])
+    pattern = js_pattern(*source)
     index = patterns.setdefault(pattern, len(patterns))
-    return [index, _action(rule[1], lexer), _new_state(rule[2])]
+    groups = dict(re.compile(*source).groupindex) if getattr(rule[1], "__qualname__", "") == _FENCED_CODE else None
+    return [index, _action(rule[1], lexer, groups=groups), _new_state(rule[2])]
 
 
 _tables: dict[str, dict[str, Any] | None] = {}
@@ -275,10 +290,13 @@ def _own_table(alias: str) -> dict[str, Any] | None:
     using = sorted(
         {called for rules in states.values() for _index, action, _state in rules for called in _called(action)}
     )
+    fences = any(isinstance(action, dict) and "f" in action for rules in states.values() for _i, action, _s in rules)
     return {
         "patterns": [list(pattern) for pattern in patterns],
         "states": states,
-        "using": [u for u in using if u != alias],
+        "using": [name for name in using if name != alias],
+        "aliases": list(cls.aliases),
+        "fences": fences,
     }
 
 
@@ -286,8 +304,27 @@ def _called(action: Any) -> list[str]:
     if isinstance(action, dict):
         if "g" in action:
             return [name for each in action["g"] for name in _called(each)]
-        return [action["l"]] if action["l"] else []
+        return [action["l"]] if action.get("l") else []
     return []
+
+
+def fenced_languages(alias: str, text: str) -> set[str] | None:
+    """The lexers the page needs to colour text with this one besides it and those it calls: those
+    named by Markdown's fenced blocks. None when a block names a lexer that only runs on the server."""
+    table = lexer_table(alias)
+    if table is None:
+        return None
+    if not table["fences"]:
+        return set()
+    found = set()
+    for language in set(_FENCE_LANGUAGE.findall(text)):
+        cls = lexer_class_by_name(language)
+        if cls is None or not cls.aliases:
+            continue  # a language pygments does not know: its code is a string, on the server too
+        if lexer_table(cls.aliases[0]) is None:
+            return None
+        found.add(cls.aliases[0])
+    return found
 
 
 def with_called(aliases: set[str]) -> set[str]:

@@ -40,7 +40,7 @@ from sitegen.render.navigation import (
     tree_rows_html,
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
-from sitegen.render.text import escape_text, fold_text, human_size
+from sitegen.render.text import escape_text, fold_text, html_escape, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import resource_dir
 from sitegen.timings import PhaseClock
@@ -61,6 +61,9 @@ CHUNK_NODES = 256
 LAZY_AFTER_NODES = 1500
 # Those chunks are smaller, so that putting one into the page never holds the reader up for long.
 LAZY_CHUNK_NODES = 64
+# A long page's entries past this many have their code coloured by the page (static/highlight.js) when
+# they come near the view: the first screen shows far fewer.
+FIRST_SCREEN_NODES = 64
 # A long page's tree holds its first rows (more than a sidebar shows); tree.js draws the rest from raw
 # text as the sidebar scrolls: laying out tens of thousands of rows was most of the page's opening time.
 LAZY_TREE_ROWS = 100
@@ -359,11 +362,13 @@ class PageRenderer:
             """Chunks of the conversation; `at` is where the part starts in display order."""
             start = 0
             while start < len(part):
-                deferred = lazy and at + start >= CHUNK_NODES
+                place = at + start
+                deferred = lazy and place >= CHUNK_NODES
                 end = start + (LAZY_CHUNK_NODES if deferred else CHUNK_NODES)
                 if not deferred and lazy:
-                    end = min(end, CHUNK_NODES - at)
-                highlighter.later = deferred and options.highlight_later
+                    # The first screen's entries are coloured here, the rest of the first chunk later.
+                    end = min(end, (FIRST_SCREEN_NODES if place < FIRST_SCREEN_NODES else CHUNK_NODES) - at)
+                highlighter.later = lazy and place >= FIRST_SCREEN_NODES and options.highlight_later
                 try:
                     html = _html_bytes(
                         "".join([f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired])
@@ -386,13 +391,14 @@ class PageRenderer:
             yield _html_bytes(head)
             yield from render(part, 0)
 
-        if not options.parallel or not can_fork() or sum(_weight(n) for n in nodes) < PARALLEL_MIN_WEIGHT:
+        weights = [_weight(node) for node in nodes] if options.parallel else []
+        if not options.parallel or not can_fork() or sum(weights) < PARALLEL_MIN_WEIGHT:
             yield from framed(nodes)
         else:
             self._warm_up(nodes)
             # The child starts on the second half at once while this process renders the frame, then
             # the first half: the frame counts as work of that half (the tree's rows, the audit).
-            cut = split_by_weight(nodes, _weight, head_start=FRAME_WEIGHT_PER_NODE * len(nodes))
+            cut = split_by_weight(weights, head_start=FRAME_WEIGHT_PER_NODE * len(nodes))
             # Each process spends from its own copy of the budget: half of it each keeps the page's total.
             resolver.budget.total //= 2
             yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:], cut))
@@ -474,10 +480,13 @@ def _with_called(languages: set[str]) -> set[str]:
 
 def _lexer_script(language: str) -> bytes:
     """A lexer's rules for static/highlight.js, as a data script among the conversation's chunks."""
-    from sitegen.render.lexer_tables import table_json
+    from sitegen.render.lexer_tables import lexer_table, table_json
 
-    return b'<script type="application/json" class="sitegen-lexer" data-lang="%s">%s</script>\n' % (
+    table = lexer_table(language)
+    aliases = " ".join(table["aliases"]) if table is not None else language
+    return b'<script type="application/json" class="sitegen-lexer" data-lang="%s" data-aliases="%s">%s</script>\n' % (
         language.encode(),
+        html_escape(aliases).encode(),
         (table_json(language) or "null").encode("utf-8"),
     )
 

@@ -8,13 +8,10 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
 
 from sitegen.gcpause import heap_frozen
 
 __all__ = ["can_fork", "render_in_two", "split_by_weight"]
-
-T = TypeVar("T")
 
 _BLOCK = 1 << 20
 
@@ -24,17 +21,16 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
 
 
-def split_by_weight(items: Sequence[T], weight: Callable[[T], int], head_start: int = 0) -> int:
-    """The index that splits items into two halves of about equal total weight, the first half's
-    counted from head_start (work its process does besides)."""
-    weights = [weight(item) for item in items]
+def split_by_weight(weights: Sequence[int], head_start: int = 0) -> int:
+    """The index that splits items of these weights into two halves of about equal total weight, the
+    first half's counted from head_start (work its process does besides)."""
     half = (sum(weights) + head_start) / 2
     running = head_start
     for index, value in enumerate(weights):
         running += value
         if running >= half:
             return index + 1
-    return len(items)
+    return len(weights)
 
 
 def render_in_two(first: Callable[[], Iterator[bytes]], second: Callable[[], Iterator[bytes]]) -> Iterator[bytes]:
