@@ -77,13 +77,20 @@ def display_order(transcript: Transcript, only: list[str] | None = None) -> list
     if only is not None:
         return [(entry_id, 0) for entry_id in only]
     result: list[tuple[str, int]] = []
+    append = result.append
+    children = tree.children
     stack = [(root, 1 if len(tree.roots) > 1 else 0) for root in reversed(tree.roots)]
     while stack:
         entry_id, indent = stack.pop()
-        result.append((entry_id, indent))
-        kids = tree.children[entry_id]
-        step = 1 if len(kids) > 1 else 0
-        stack.extend((kid, indent + step) for kid in reversed(kids))
+        append((entry_id, indent))
+        kids = children[entry_id]
+        # Down a chain without pushing: most entries have one child (a 50 MB session's order took 0.1 s).
+        while len(kids) == 1:
+            entry_id = kids[0]
+            append((entry_id, indent))
+            kids = children[entry_id]
+        if kids:
+            stack.extend([(kid, indent + 1) for kid in reversed(kids)])
     return result
 
 
