@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             run = run_measured(
                 [*sitegen, "export", str(session), str(ours), "--artifacts", args.artifacts],
                 env=child_env(work / "home"),
+                sample=False,  # only time is reported: polling memory would slow the run
             )
             if run.returncode != 0:
                 print(run.stderr, file=sys.stderr)
@@ -156,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.runs):
                 copy = work / "copy.jsonl"
                 shutil.copyfile(session, copy)
-                run = run_measured([*pi, "--export", str(copy), str(theirs)], env=child_env(work / "pihome"))
+                run = run_measured(
+                    [*pi, "--export", str(copy), str(theirs)], env=child_env(work / "pihome"), sample=False
+                )
                 times.append(run.seconds)
             rows.append(("pi", min(times), theirs.stat().st_size, open_times(theirs)))
             usable.append(("pi", usable_times(theirs, "pi", entry, phrase)))

@@ -541,8 +541,10 @@ def main() -> None:
     try:
         app()
     except SystemExit as done:
-        # Only build: other commands may leave threads or child processes that a normal exit waits for.
-        if sys.argv[1:2] == ["build"]:
+        # Only build and export (whose second process is waited for before it returns): other commands
+        # may leave threads or child processes that a normal exit waits for. A 50 MB export's heap took
+        # 0.3 s to free.
+        if sys.argv[1:2] in (["build"], ["export"]):
             summary.summary()
             _exit_now(done)
         raise

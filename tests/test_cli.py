@@ -333,3 +333,24 @@ def test_missing_blobs_are_summed_up_in_one_line(tmp_path: Path) -> None:
     warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "3 missing or unreadable image blobs" in warnings[0]
     assert "missing blob" in (tmp_path / "o.html").read_text()
+
+
+def test_console_export_skips_teardown_but_keeps_its_output_and_exit_code(tmp_path: Path) -> None:
+    """The console entry ends an export with os._exit (freeing a big session's heap took 0.3 s): the
+    page is whole, what it printed arrives, and a failure keeps its exit code."""
+    session = branching_session().write(tmp_path / "s.jsonl")
+    script = "import atexit; atexit.register(print, 'ZZ_TEARDOWN_ZZ'); from sitegen.cli import main; main()"
+    page = tmp_path / "s.html"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "export", str(session), str(page)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Exported to: {page}\n"
+    assert page.read_text(encoding="utf-8").rstrip().endswith("</html>")
+    missing = subprocess.run(
+        [sys.executable, "-c", script, "export", str(tmp_path / "none.jsonl"), str(page)],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode != 0 and "none.jsonl" in missing.stderr
+    assert "ZZ_TEARDOWN_ZZ" not in done.stdout + missing.stdout
