@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sitegen.render.lexer_tables import NotPortable, js_pattern, lexer_table, table_json, with_called
+from sitegen.render.lexer_tables import NotPortable, fenced_languages, js_pattern, lexer_table, table_json, with_called
 
 
 @pytest.mark.parametrize(
@@ -51,11 +51,19 @@ def test_what_javascript_cannot_say_is_not_portable(pattern: str) -> None:
 
 
 def test_lexers_with_their_own_code_stay_on_the_server() -> None:
-    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html"):
+    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html", "markdown"):
         assert lexer_table(alias) is not None, alias
-    # JSON and C tokenize in Python; Markdown's fenced blocks call back into pygments; C# has variants.
-    for alias in ("json", "c", "markdown", "csharp", "no-such-lexer"):
+    # JSON and C tokenize in Python; YAML's callbacks keep indentation state; C# has variants.
+    for alias in ("json", "c", "yaml", "csharp", "no-such-lexer"):
         assert lexer_table(alias) is None, alias
+
+
+def test_markdown_needs_the_lexers_its_fences_name() -> None:
+    fenced = "x\n\n```py\nprint(1)\n```\n\n```nosuchlang\nplain\n```\n"
+    assert fenced_languages("markdown", fenced) == {"python"}
+    # A fence in a language only the server can colour keeps the whole block on the server.
+    assert fenced_languages("markdown", "```json\n{}\n```\n") is None
+    assert fenced_languages("python", "```json\n") == set()
 
 
 def test_tables_name_the_lexers_they_call_and_are_safe_in_a_script() -> None:
