@@ -370,3 +370,16 @@ def test_the_process_that_writes_the_frame_takes_fewer_entries() -> None:
     # The frame's work counts toward the first half: it gets (10 + 4) / 2 - 4 = 3 entries.
     assert split_by_weight([1] * 10, head_start=4) == 3
     assert split_by_weight([1] * 10, head_start=40) == 1
+
+
+def test_a_page_read_half_way_leaves_the_collector_on(tmp_path: Path) -> None:
+    """Rendering pauses the cyclic collector only while it works, never across a yield: a reader that
+    stops half way (an error, a closed pipe) must not leave it off for the rest of the process."""
+    assert gc.isenabled()
+    chunks = PageRenderer().chunks(load_transcript(branching_session().write(tmp_path / "s.jsonl")))
+    next(chunks)
+    assert gc.isenabled()
+    next(chunks)
+    assert gc.isenabled()
+    del chunks
+    assert gc.isenabled()
