@@ -7,7 +7,6 @@ import http.client
 import os
 import queue
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -28,7 +27,7 @@ from bench_export import (
     run_measured,
     sitegen_command,
 )
-from watch_cold import ColdWatch, best_cold, cold_watch_rows, measure_cold_watch, set_activity_mtimes
+from watch_cold import ColdWatch, best_cold, cold_watch_rows, measure_cold_watch, set_activity_mtimes, stop_watch
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -355,12 +354,7 @@ def measure_watch(bench: Bench, samples: int) -> tuple[list[float], str]:
                 shown = "" if page_shows(bench.site, bench.median, token) else " (page lacks the new entry!)"
                 print(f"  watch: reload {arrived - started:.3f} s after the append{shown}", flush=True)
         finally:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_watch(process, 15)
     return latencies, ""
 
 

@@ -142,13 +142,18 @@ def measure_cold_watch(
                 result.recent = max(result.served.values())
             time.sleep(POLL_S)
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_watch(process, 30)
     return result
+
+
+def stop_watch(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Stop `sitegen watch` as a user does (Ctrl-C), killing it if it has not ended within timeout s."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def best_cold(runs: list[ColdWatch]) -> ColdWatch:

@@ -232,8 +232,6 @@ def _browser_lexer(alias: str) -> str | None:
     """The name the page's highlighter knows a lexer by (its first alias), when it can run it."""
     from sitegen.render.lexer_tables import lexer_table
 
-    if alias not in _builtin_aliases():
-        return None
     cls = lexer_class_by_name(alias)
     if cls is None or not cls.aliases:
         return None
