@@ -3,6 +3,7 @@ MB in all, then only where it is; --artifacts full and none; a site page loads b
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -109,3 +110,49 @@ def test_a_site_page_loads_a_big_output_from_beside_it_when_opened(tmp_path: Pat
     result = run_sitegen("build", "--agent-dir", str(agent), "--out", str(site), "--jobs", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert not list(page_file.with_suffix("").glob("artifacts/*.js"))
+
+
+def test_a_huge_output_is_read_only_at_its_ends(tmp_path: Path) -> None:
+    # A 3 GB log, sparse on disk: its real last line is on the page, which reading from the start (with the
+    # reader's cap of 256 MB) could never show, and none mode states its size without reading it.
+    session = session_with_logs(tmp_path, [20 * KB])
+    log = session.with_suffix("") / "0.bash.log"
+    with log.open("r+b") as handle:
+        handle.seek(3 * 1024**3 - 20)
+        handle.write(b"\nLAST_OF_3_GB_ZZ\n")
+    html = export_html(load_transcript(session))
+    assert "FIRST_ZZ0ZZ" in html and "LAST_OF_3_GB_ZZ" in html
+    assert "3.0 GB more: the full output is in artifact://0." in html
+    page = tmp_path / "none.html"
+    assert run_sitegen("export", str(session), "-o", str(page), "--artifacts", "none", cwd=tmp_path).returncode == 0
+    assert "Not on this page (--artifacts none): the full output is in artifact://0 (3.0 GB)." in page.read_text()
+
+
+def test_a_head_or_tail_cut_inside_a_character_drops_it_whole(tmp_path: Path) -> None:
+    # No line ends to cut at: the 64,000-byte ends fall inside 2-, 3- and 4-byte characters.
+    session = session_with_logs(tmp_path, [20 * KB])
+    for n, char in enumerate(["é", "€", "😀"]):
+        body = "Z" + char * (300_000 // len(char.encode()))
+        (session.with_suffix("") / "0.bash.log").write_text(body + "Z", encoding="utf-8")
+        html = export_html(load_transcript(session))
+        assert "\ufffd" not in html, char
+        head, tail = re.findall(rf"Z{char}+", html), re.findall(rf"{char}+Z", html)
+        assert head and tail and len(head[0]) < 64_000 and len(tail[0]) < 64_000, n
+
+
+def test_outputs_that_are_pipes_or_link_out_of_their_folder_are_left_off_the_page(tmp_path: Path) -> None:
+    session = session_with_logs(tmp_path, [20 * KB, 20 * KB, 20 * KB])
+    artifacts = session.with_suffix("")
+    (artifacts / "0.bash.log").unlink()
+    os.mkfifo(artifacts / "0.bash.log")
+    (tmp_path / "secret.txt").write_text("ZZ_OUTSIDE_ZZ")
+    (artifacts / "1.bash.log").unlink()
+    (artifacts / "1.bash.log").symlink_to(tmp_path / "secret.txt")
+    for mode in ("budget", "none", "full"):
+        page = tmp_path / f"{mode}.html"
+        done = run_sitegen("export", str(session), "-o", str(page), "--artifacts", mode, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        html = page.read_text(encoding="utf-8")
+        assert "ZZ_OUTSIDE_ZZ" not in html
+        assert "<summary>artifact://0" not in html and "<summary>artifact://1" not in html
+        assert "<summary>artifact://2" in html

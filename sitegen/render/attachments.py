@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from markupsafe import Markup, escape
 
@@ -14,7 +14,7 @@ from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.text import human_size
 from sitegen.render.tools import Attachment, referenced_urls
-from sitegen.session.artifacts import resolve_internal_url
+from sitegen.session.artifacts import ArtifactFile, open_artifact, resolve_internal_url
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import transcript_from_session
 from sitegen.transcript.transform import map_transcript_text
@@ -55,39 +55,94 @@ class ArtifactBudget:
     external: ExternalWriter | None = None
     spent: int = 0
 
-    def place(self, url: str, text: str, render: Callable[[str], Markup]) -> tuple[Markup, str, str | None]:
-        """The HTML the page carries for an output, a note of what it left out, and its script URL."""
-        size = len(text)
+    def place(self, url: str, output: Output, render: Callable[[str], Markup]) -> tuple[Markup, str, str | None]:
+        """The HTML the page carries for an output, a note of what it left out, and its script URL.
+        Only what is shown is read: an output over the budget by its two ends, one left out not at all."""
+        size = output.size
         where = f"the full output is in {url}"
         if self.mode == "none":
             return Markup(""), f"Not on this page (--artifacts none): {where} ({human_size(size)}).", None
         if self.mode == "full":
-            if size <= MAX_ATTACHMENT_CHARS:
+            text = output.text()
+            if len(text) <= MAX_ATTACHMENT_CHARS:
                 return render(text), "", None
-            note = f"{human_size(size - MAX_ATTACHMENT_CHARS)} more: {where}."
+            note = f"{human_size(len(text) - MAX_ATTACHMENT_CHARS)} more: {where}."
             return render(text[:MAX_ATTACHMENT_CHARS]), note, None
         whole = size <= self.each and self.spent + size <= self.total
         if whole:
             self.spent += size
-            return render(text), "", None
+            return render(output.text()), "", None
         if self.external is not None:
-            return Markup(""), f"{human_size(size)}, loaded when opened.", self.external(url, render(text))
+            return Markup(""), f"{human_size(size)}, loaded when opened.", self.external(url, render(output.text()))
         if self.spent + self.head + self.tail <= self.total:
-            head, tail = _head_and_tail(text, self.head, self.tail)
+            head, tail = _at_line_ends(*output.ends(self.head, self.tail), self.head, self.tail)
             self.spent += len(head) + len(tail)
-            left = size - len(head) - len(tail)
+            left = size - output.measure(head) - output.measure(tail)
             note = f"{human_size(left)} more: {where}."
             cut = Markup('<span class="artifact-cut">… ') + note + Markup(" …</span>\n")
             return render(head) + cut + render(tail), note, None
         return Markup(""), f"Not on this page (its {human_size(self.total)} for outputs are spent): {where}.", None
 
 
-def _head_and_tail(text: str, head: int, tail: int) -> tuple[str, str]:
-    """The first and last lines of a long text, at most head and tail characters, cut at line ends."""
-    first = text[:head]
+class Output(Protocol):
+    """What an attachment shows, read as far as the budget needs: its size, all of it, or its two ends."""
+
+    @property
+    def size(self) -> int: ...
+
+    def text(self) -> str: ...
+
+    def ends(self, head: int, tail: int) -> tuple[str, str]: ...
+
+    def measure(self, part: str) -> int:
+        """A part's size in the unit of size."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TextOutput:
+    """An output already in memory (a subagent's answer, a redacted artifact), measured in characters."""
+
+    content: str
+
+    @property
+    def size(self) -> int:
+        return len(self.content)
+
+    def text(self) -> str:
+        return self.content
+
+    def ends(self, head: int, tail: int) -> tuple[str, str]:
+        return self.content[:head], self.content[-tail:]
+
+    def measure(self, part: str) -> int:
+        return len(part)
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutput:
+    """An artifact's file, measured in bytes as on disk, read only when and as far as it is shown."""
+
+    file: ArtifactFile
+
+    @property
+    def size(self) -> int:
+        return self.file.size
+
+    def text(self) -> str:
+        return self.file.text()
+
+    def ends(self, head: int, tail: int) -> tuple[str, str]:
+        return self.file.ends(head, tail)
+
+    def measure(self, part: str) -> int:
+        return len(part.encode("utf-8", "surrogatepass"))
+
+
+def _at_line_ends(first: str, last: str, head: int, tail: int) -> tuple[str, str]:
+    """A long output's first and last parts, cut back to whole lines where a line ends in their second half."""
     cut = first.rfind("\n")
     first = first[: cut + 1] if cut > head // 2 else first
-    last = text[-tail:]
     cut = last.find("\n")
     last = last[cut + 1 :] if 0 <= cut < tail // 2 else last
     return first, last
@@ -140,22 +195,29 @@ class AttachmentResolver:
         if not self.artifacts_dirs:
             return None
         try:
-            content = resolve_internal_url(url, self.artifacts_dirs)
+            output = self._output(url)
         except SitegenError as error:
             log.info("not inlining %s: %s", url, error)
             return None
         except OSError as error:
             log.warning("cannot read %s: %s", url, error)
             return None
-        size = len(content)
-        if self.text_filter is not None:
-            content = self.text_filter(content)
         if url.startswith("artifact://"):
-            body, note, src = self.budget.place(url, content, ansi_to_html)
-            return Attachment(label=url, body=body, size=size, note=note, src=src)
+            body, note, src = self.budget.place(url, output, ansi_to_html)
+            return Attachment(label=url, body=body, size=output.size, note=note, src=src)
         agent_id = url.removeprefix("agent://")
-        body, note, src = self.budget.place(url, content, self.renderer.markdown.render)
-        return Attachment(label=url, body=body, size=size, note=note, src=src, transcript=self._sidecar(agent_id))
+        body, note, src = self.budget.place(url, output, self.renderer.markdown.render)
+        return Attachment(
+            label=url, body=body, size=output.size, note=note, src=src, transcript=self._sidecar(agent_id)
+        )
+
+    def _output(self, url: str) -> Output:
+        """What url names. An artifact is read only as far as it is shown, but for redaction, which must
+        see the whole text (a secret can straddle where a head would be cut)."""
+        if url.startswith("artifact://") and self.text_filter is None:
+            return FileOutput(open_artifact(url, self.artifacts_dirs))
+        content = resolve_internal_url(url, self.artifacts_dirs)
+        return TextOutput(self.text_filter(content) if self.text_filter is not None else content)
 
     def _sidecar(self, agent_id: str) -> Markup | None:
         sidecar = next(

@@ -13,15 +13,17 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from sitegen.errors import ArtifactError
-from sitegen.fileio import read_regular_file
+from sitegen.fileio import open_regular, read_regular_file
 from sitegen.session.entries import clip_nesting
 from sitegen.session.load import read_header
 
 __all__ = [
     "Artifact",
+    "ArtifactFile",
     "SubagentTranscript",
     "artifacts_dir_for",
     "list_artifacts",
+    "open_artifact",
     "parse_query",
     "resolve_internal_url",
     "subagent_transcripts",
@@ -178,15 +180,20 @@ def _listing(folder: Path) -> list[str] | None:
         raise ArtifactError(f"Cannot read {folder}: {error.strerror}") from None
 
 
-def _read_text(path: Path) -> str:
-    """A regular file's text, at most MAX_READ_BYTES of it: a FIFO would wait for a writer forever,
-    and a link to /dev/zero never ends. A link out of its folder is not followed: what a page inlines
-    (and share uploads) stays what the session's own folder holds."""
+def _check_link(path: Path) -> None:
+    """A link out of its folder is not followed: what a page inlines (and share uploads) stays what the
+    session's own folder holds."""
     try:
         if path.is_symlink() and path.parent.resolve() not in path.resolve().parents:
             raise ArtifactError(f"Cannot read {path}: it links outside {path.parent}")
     except (OSError, RuntimeError) as error:
         raise ArtifactError(f"Cannot read {path}: {error}") from None
+
+
+def _read_text(path: Path) -> str:
+    """A regular file's text, at most MAX_READ_BYTES of it: a FIFO would wait for a writer forever,
+    and a link to /dev/zero never ends (see _check_link for links)."""
+    _check_link(path)
     try:
         data = read_regular_file(path, MAX_READ_BYTES)
     except OSError as error:
@@ -197,7 +204,71 @@ def _read_text(path: Path) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class ArtifactFile:
+    """The file an artifact:// URL names, read only as far as it is shown: a page that carries the
+    head and tail of a 20 MB build log, or only its name, need not read (and decode) all of it."""
+
+    path: Path
+    size: int  # in bytes
+
+    def text(self) -> str:
+        return _read_text(self.path)
+
+    def ends(self, head: int, tail: int) -> tuple[str, str]:
+        """Its first head and last tail bytes (fewer when they overlap), as text cut at whole
+        characters: UTF-8's continuation bytes are left off at either cut."""
+        try:
+            with open_regular(self.path, buffering=0) as handle:
+                first = handle.read(head)
+                handle.seek(max(len(first), self.size - tail))
+                last = handle.read(tail)
+        except OSError as error:
+            raise ArtifactError(f"Cannot read {self.path}: {error.strerror}") from None
+        return _decode_cut(first, at_end=True), _decode_cut(last, at_end=False)
+
+
+def _decode_cut(data: bytes, at_end: bool) -> str:
+    """Bytes cut out of UTF-8 text, as text: a character the cut split is dropped, not replaced."""
+    if at_end:
+        # The last character's lead byte and its continuations, when they are fewer than it needs.
+        back = 0
+        while back < min(4, len(data)) and data[-1 - back] & 0xC0 == 0x80:
+            back += 1
+        if back < len(data) and data[-1 - back] >= 0xC0 and back + 1 < _utf8_length(data[-1 - back]):
+            data = data[: -1 - back]
+    else:
+        skip = 0
+        while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:
+            skip += 1
+        data = data[skip:]
+    return data.decode("utf-8", errors="replace")
+
+
+def _utf8_length(lead: int) -> int:
+    return 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2
+
+
+def open_artifact(url: str, dirs: Sequence[Path]) -> ArtifactFile:
+    """The file an artifact:// URL names, found as resolve_internal_url finds it, not yet read."""
+    scheme, _, rest = url.partition("://")
+    if scheme != "artifact":
+        raise ArtifactError(f"Not an artifact:// URL: {url}")
+    path = _artifact_path(rest.split("#", 1)[0].partition("?")[0].partition("/")[0], dirs)
+    _check_link(path)
+    try:
+        with open_regular(path, buffering=0) as handle:
+            size = os.fstat(handle.fileno()).st_size
+    except OSError as error:
+        raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
+    return ArtifactFile(path, size)
+
+
 def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:
+    return _read_text(_artifact_path(artifact_id, dirs))
+
+
+def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> Path:
     if not artifact_id:
         raise ArtifactError("artifact:// URL requires a numeric ID: artifact://0")
     if not artifact_id.isascii() or not artifact_id.isdigit():
@@ -219,7 +290,7 @@ def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:
                 path = folder / name
                 if path.is_dir():
                     raise ArtifactError(f"Artifact {artifact_id} resolved to a directory, not a file")
-                return _read_text(path)
+                return path
             available.add(int(match.group(1)))
     if not any_dir:
         raise ArtifactError("No artifacts directory found")
