@@ -74,10 +74,13 @@ class MarkdownRenderer:
     def _make_parser(self) -> MarkdownIt:
         from markdown_it import MarkdownIt
 
+        from sitegen.render.markdown_blocks import install
+
         md = MarkdownIt(
             "commonmark", {"html": False, "linkify": False, "typographer": False, "maxNesting": MAX_NESTING}
         )
         md.enable(["table", "strikethrough"])
+        install(md)  # the same tokens, sooner, for the markdown most messages are made of
         md.validateLink = self._validate_link  # type: ignore[method-assign]
         md.options["highlight"] = self._highlight
         md.add_render_rule("link_open", _render_link_open)

@@ -1,0 +1,308 @@
+"""markdown-it's block and inline rules, short-cut for the markdown most messages are made of.
+
+Assistant messages are mostly paragraphs, headings, fenced code and tight lists, and markdown-it spends
+half its time finding those blocks, line by line, through every block rule. For text made only of
+them (written the plain way: no indentation but a nested list's, one space after a marker), the
+tokens are built here in one pass, exactly as markdown-it builds them; anything else (tables, quotes,
+loose lists, setext headings, a line that could be read two ways) goes to markdown-it's own rules,
+whole. Inline text without any inline syntax is one text token, as markdown-it's inline rules make it.
+tests/test_markdown_blocks.py compares the result with markdown-it's for every case and many mixes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from markdown_it.common.utils import MD_TRIM_CHARS
+from markdown_it.rules_core import block as markdown_it_block
+from markdown_it.token import Token
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core.state_core import StateCore
+
+__all__ = ["install", "quick_block_tokens", "quick_inline_tokens"]
+
+# A character any of markdown-it's inline rules starts at (text, newline, escape, backticks,
+# strikethrough, emphasis, link, image, autolink, html_inline, entity): inline content without one
+# is a single text token.
+_INLINE_SYNTAX = re.compile(r"[\n\\`~*_\[\]!<&]")
+# Text this parser leaves to markdown-it at once: tabs and other control whitespace (indentation
+# rules), table pipes, and what markdown-it's normaliser would change.
+_NOT_HANDLED = re.compile(r"[\t\r\x0b\x0c\x00|]")
+_HEADING = re.compile(r"(#{1,6}) (.*)")
+_FENCE_OPEN = re.compile(r"```([A-Za-z0-9_+.#-]*)")
+_FENCE_LIKE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+_BULLET = re.compile(r"([-*+]) (?=\S)")
+_ORDERED = re.compile(r"(\d{1,9})([.)]) (?=\S)")
+# The start of a line that opens a block (or, "[", may: a reference definition): a heading, a fence,
+# a quote, a list item; and lines that are a thematic break or a setext heading's underline.
+_OPENS_BLOCK = re.compile(r" {0,3}(?:#{1,6}(?: |$)|`{3}|~{3}|>|[-*+](?: |$)|\d{1,9}[.)](?: |$)|\[)")
+_LIST_MARKER = re.compile(r" *(?:[-*+]|\d{1,9}[.)])(?: |$)")
+_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+) *")
+# Lists nested deeper than this are left to markdown-it (and its nesting limit).
+_MAX_LIST_DEPTH = 6
+
+
+def install(md: MarkdownIt) -> None:
+    """Put the short cuts in place of markdown-it's core "block" and "inline" rules."""
+    md.core.ruler.at("block", _block_rule)
+    md.core.ruler.at("inline", _inline_rule)
+
+
+def _block_rule(state: StateCore) -> None:
+    tokens = None if state.inlineMode else quick_block_tokens(state.src)
+    if tokens is None:
+        markdown_it_block(state)
+    else:
+        state.tokens.extend(tokens)
+
+
+def _inline_rule(state: StateCore) -> None:
+    md = state.md
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            content = token.content
+            if content and not _INLINE_SYNTAX.search(content):
+                token.children.append(Token("text", "", 0, content=content))
+            elif (quick := quick_inline_tokens(content)) is not None:
+                token.children.extend(quick)
+            else:
+                md.inline.parse(content, md, state.env, token.children)
+
+
+# Inline code in single backticks, or strong emphasis in two asterisks around plain words, opened at the
+# start or after a space and closed before the end, a space or closing punctuation: where markdown-it's
+# delimiter rules can read them in one way only.
+_CODE_OR_STRONG = re.compile(
+    r"`([^`\n]+)`|(?:(?<=^)|(?<= ))\*\*([A-Za-z0-9](?:[^*`\\\[\]!<&~\n]*[A-Za-z0-9])?)\*\*(?=$|[ .,:;?)])"
+)
+# Underscores between ASCII letters or digits (snake_case): they can neither open nor close emphasis.
+_INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
+
+
+def quick_inline_tokens(content: str) -> list[Token] | None:
+    """markdown-it's inline tokens for text whose only syntax is inline code, strong words (see
+    _CODE_OR_STRONG) and line breaks between lines that neither end nor start with a space; None for
+    any other text."""
+    tokens: list[Token] = []
+    for number, line in enumerate(content.split("\n")):
+        if number:
+            if line[:1] in (" ", "\t") or (tokens and tokens[-1].type == "text" and tokens[-1].content[-1:].isspace()):
+                return None  # a hard break, or spaces markdown-it trims
+            tokens.append(Token("softbreak", "br", 0))
+        at = 0
+        for match in _CODE_OR_STRONG.finditer(line):
+            if not _text(tokens, line[at : match.start()]):
+                return None
+            code, strong = match.groups()
+            if code is not None:
+                if "``" in line[match.start() - 1 : match.end() + 1]:
+                    return None  # next to another backtick: a longer run
+                if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+                    code = code[1:-1]
+                tokens.append(Token("code_inline", "code", 0, markup="`", content=code))
+            else:
+                tokens.append(Token("strong_open", "strong", 1, markup="**"))
+                if not _text(tokens, strong):
+                    return None
+                tokens.append(Token("strong_close", "strong", -1, markup="**"))
+            at = match.end()
+        if not _text(tokens, line[at:]):
+            return None
+    return tokens
+
+
+def _text(tokens: list[Token], text: str) -> bool:
+    """Add text as a text token, if it holds no inline syntax."""
+    if not text:
+        return True
+    if _INLINE_SYNTAX.search(_INTRAWORD_UNDERSCORES.sub("", text) if "_" in text else text):
+        return False
+    tokens.append(Token("text", "", 0, content=text))
+    return True
+
+
+class _Blocks:
+    """Block tokens as markdown-it's StateBlock.push makes them, with their nesting levels."""
+
+    def __init__(self) -> None:
+        self.tokens: list[Token] = []
+        self.level = 0
+
+    def push(self, kind: str, tag: str, nesting: int, **fields: object) -> Token:
+        if nesting < 0:
+            self.level -= 1
+        token = Token(kind, tag, nesting, level=self.level, block=True, **fields)  # type: ignore[arg-type]
+        if nesting > 0:
+            self.level += 1
+        self.tokens.append(token)
+        return token
+
+    def paragraph(self, content: str, hidden: bool = False) -> None:
+        self.push("paragraph_open", "p", 1, hidden=hidden)
+        self.push("inline", "", 0, content=content.strip(MD_TRIM_CHARS), children=[])
+        self.push("paragraph_close", "p", -1, hidden=hidden)
+
+
+class _Unhandled(Exception):
+    """The text has something this parser leaves to markdown-it."""
+
+
+def quick_block_tokens(src: str) -> list[Token] | None:
+    """markdown-it's block tokens for src (inline content not yet parsed), or None where src holds
+    something only markdown-it's own rules should read."""
+    if _NOT_HANDLED.search(src):
+        return None
+    lines = src.split("\n")
+    out = _Blocks()
+    try:
+        at = 0
+        while at < len(lines):
+            line = lines[at]
+            if not line.strip(" "):
+                at += 1
+            elif line[0] == " ":
+                return None  # indented: code, or a continuation this parser does not follow
+            elif (heading := _HEADING.fullmatch(line)) is not None:
+                _heading(out, heading)
+                at += 1
+            elif (fence := _FENCE_OPEN.fullmatch(line)) is not None:
+                at = _fence(out, lines, at, fence.group(1))
+            elif _BULLET.match(line) or _ORDERED.match(line):
+                at = _list(out, lines, at, 0)
+            elif _opens_block(line):
+                return None
+            else:
+                at = _paragraph(out, lines, at)
+    except _Unhandled:
+        return None
+    return out.tokens
+
+
+def _heading(out: _Blocks, match: re.Match[str]) -> None:
+    content = match.group(2).strip(" ")
+    if not content or content.endswith("#"):
+        raise _Unhandled  # a closing sequence, or none at all
+    tag = f"h{len(match.group(1))}"
+    out.push("heading_open", tag, 1, markup=match.group(1))
+    out.push("inline", "", 0, content=content.strip(MD_TRIM_CHARS), children=[])
+    out.push("heading_close", tag, -1, markup=match.group(1))
+
+
+def _fence(out: _Blocks, lines: list[str], at: int, info: str) -> int:
+    """A fence at the first column, closed by a bare ``` line; returns the line after it."""
+    for end in range(at + 1, len(lines)):
+        if _FENCE_LIKE.match(lines[end]):
+            if lines[end] != "```":
+                raise _Unhandled  # a longer fence, a tilde fence, an indented close: not ours
+            content = "".join(f"{line}\n" for line in lines[at + 1 : end])
+            out.push("fence", "code", 0, info=info, content=content, markup="```")
+            return end + 1
+    raise _Unhandled  # closed by the end of the text
+
+
+def _paragraph(out: _Blocks, lines: list[str], at: int) -> int:
+    """Lines up to a blank one, or to a heading, fence or list that may interrupt a paragraph."""
+    end = at + 1
+    while end < len(lines):
+        line = lines[end]
+        stripped = line.lstrip(" ")
+        if not stripped:
+            break
+        if len(line) - len(stripped) < 4 and _opens_block(stripped):
+            if line[0] == " ":
+                raise _Unhandled
+            if _HEADING.fullmatch(line) or _FENCE_OPEN.fullmatch(line) or _BULLET.match(line):
+                break
+            if (ordered := _ORDERED.match(line)) is not None and int(ordered.group(1)) == 1:
+                break
+            raise _Unhandled  # a setext underline, a break, a quote, a list that cannot interrupt
+        end += 1
+    out.paragraph("\n".join(lines[at:end]))
+    return end
+
+
+def _list(out: _Blocks, lines: list[str], at: int, indent: int, depth: int = 1) -> int:
+    """A tight list whose markers stand `indent` spaces in, items of one line each, maybe with lists
+    nested under them; returns the first line after it."""
+    if depth > _MAX_LIST_DEPTH:
+        raise _Unhandled
+    first = lines[at][indent:]
+    bullet = _BULLET.match(first)
+    ordered = None if bullet is not None else _ORDERED.match(first)
+    if ordered is not None:
+        delimiter = ordered.group(2)
+        start = int(ordered.group(1))
+        attrs = {"start": start} if start != 1 else {}
+        opening = out.push("ordered_list_open", "ol", 1, markup=delimiter, attrs=attrs)
+    else:
+        assert bullet is not None
+        delimiter = bullet.group(1)
+        opening = out.push("bullet_list_open", "ul", 1, markup=delimiter)
+    while True:
+        item = lines[at][indent:]
+        marker = _ORDERED.match(item) if ordered is not None else _BULLET.match(item)
+        if marker is None or marker.group(marker.lastindex or 0) != delimiter:
+            raise _Unhandled  # another kind of list
+        content = item[marker.end() :]
+        if _opens_block(content):
+            raise _Unhandled  # a heading, quote, list or break inside the item
+        info = marker.group(1) if ordered is not None else ""
+        out.push("list_item_open", "li", 1, markup=delimiter, info=info)
+        out.paragraph(content, hidden=True)
+        at += 1
+        column = indent + marker.end()  # where the item's content starts
+        at = _nested(out, lines, at, column, depth)
+        out.push("list_item_close", "li", -1, markup=delimiter)
+        if at >= len(lines):
+            break
+        line = lines[at]
+        stripped = line.lstrip(" ")
+        spaces = len(line) - len(stripped)
+        if not stripped:
+            # Blank lines end the list when what follows is no part of it (else the item goes on,
+            # or the list is loose).
+            after = next((other for other in lines[at:] if other.strip(" ")), "")
+            after_depth = len(after) - len(after.lstrip(" "))
+            if after and (after_depth >= column or (after_depth >= indent and _LIST_MARKER.match(after))):
+                raise _Unhandled
+            break
+        if spaces == indent and (_BULLET.match(stripped) or _ORDERED.match(stripped)):
+            continue  # the next item (another kind of marker is refused above)
+        if spaces < indent and _opens_block(stripped):
+            break  # the end of a nested list: the parent list reads the line
+        if spaces == 0 and (_HEADING.fullmatch(line) or _FENCE_OPEN.fullmatch(line)):
+            break
+        raise _Unhandled  # a lazy continuation line, or something indented unlike this parser's lists
+    out.push(opening.type.replace("_open", "_close"), opening.tag, -1, markup=delimiter)
+    return at
+
+
+def _nested(out: _Blocks, lines: list[str], at: int, column: int, depth: int) -> int:
+    """A list nested under an item whose content starts at `column`: its marker at most three spaces
+    further in (further is the item's own indented code). An ordered one must start at 1 (else it
+    cannot interrupt the item's paragraph, and continues it)."""
+    if at >= len(lines):
+        return at
+    line = lines[at]
+    stripped = line.lstrip(" ")
+    spaces = len(line) - len(stripped)
+    if not stripped or spaces < column:
+        return at
+    if spaces > column + 3:
+        raise _Unhandled
+    ordered = _ORDERED.match(stripped)
+    if ordered is not None and int(ordered.group(1)) != 1:
+        raise _Unhandled
+    if ordered is None and not _BULLET.match(stripped):
+        raise _Unhandled  # a continuation of the item's paragraph
+    return _list(out, lines, at, spaces, depth + 1)
+
+
+def _opens_block(line: str) -> bool:
+    return bool(_OPENS_BLOCK.match(line) or _THEMATIC_BREAK.fullmatch(line) or _UNDERLINE.fullmatch(line))
