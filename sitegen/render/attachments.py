@@ -43,7 +43,8 @@ ExternalWriter = Callable[[str, Markup], str]
 @dataclass(slots=True)
 class ArtifactBudget:
     """How much of what tool output points at a page carries. "budget": each output whole up to `each`
-    characters, a longer one by its head and tail, and `total` in all per page; then only their names.
+    (an artifact file's bytes, other text's characters), a longer one by its head and tail, and `total`
+    in all per page; then only their names.
     "full": everything; "none": only their names. A site page (external set) never inlines an output
     over the budget: it is written beside the page and loaded when opened."""
 
