@@ -9,6 +9,7 @@ from markupsafe import Markup, escape
 
 from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.highlight import Highlighter
+from sitegen.render.text import markdown_escape
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -97,6 +98,9 @@ class MarkdownRenderer:
     def _highlight(self, code: str, language: str, _attrs: str) -> str:
         return str(self.highlighter.code(code, language.split()[0] if language else None))
 
+    def _highlight_fence(self, code: str, language: str) -> str:
+        return self._highlight(code, language, "")
+
     def render(self, text: str) -> Markup:
         if len(text) > MARKDOWN_LIMIT:
             return Markup('<pre class="plain">') + escape(text) + Markup("</pre>")
@@ -118,7 +122,13 @@ class MarkdownRenderer:
         return Markup(html)
 
     def _render(self, text: str) -> str:
+        from sitegen.render.markdown_blocks import quick_html
+
         md = self._md
+        # Most messages' blocks and inline text are read in one pass, to the HTML markdown-it writes.
+        quick = quick_html(text, self._highlight_fence)
+        if quick is not None:
+            return quick
         env: dict[str, object] = {}
         tokens = md.parse(text, env)
         # A block opened at the last level has its content dropped by the parser, unsaid: the text
@@ -161,22 +171,17 @@ def _inline_code(text: str) -> str:
     """Escaped text with its code spans as markdown-it renders them: one space trimmed from each end
     of code that starts and ends with one (and is not all spaces)."""
     if "`" not in text:
-        return _escape_html(text)
+        return markdown_escape(text)
     out = []
     position = 0
     for match in _CODE_SPAN.finditer(text):
         code = match.group(1)
         if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
             code = code[1:-1]
-        out.append(f"{_escape_html(text[position : match.start()])}<code>{_escape_html(code)}</code>")
+        out.append(f"{markdown_escape(text[position : match.start()])}<code>{markdown_escape(code)}</code>")
         position = match.end()
-    out.append(_escape_html(text[position:]))
+    out.append(markdown_escape(text[position:]))
     return "".join(out)
-
-
-def _escape_html(raw: str) -> str:
-    """markdown-it's escapeHtml (&, <, > and ", not '), without importing markdown-it for it."""
-    return raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _render_link_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
