@@ -36,8 +36,10 @@ def is_disk_full(error: OSError) -> bool:
 
 
 @contextmanager
-def replacing(path: Path) -> Iterator[BinaryIO]:
-    """A file to write that takes path's place only when the block ends without an error.
+def replacing(path: Path, undoable: bool = True) -> Iterator[BinaryIO]:
+    """A file to write that takes path's place only when the block ends without an error; within a
+    rebuild that can be undone (sitegen.undo) the file it replaces is kept, unless not undoable (a
+    cache the build keeps for itself).
 
     No fsync: pages and indexes can be rebuilt, and syncing thousands of them would dominate a build
     (session files use sitegen.session.storage.atomic_write_bytes, which does sync)."""
@@ -47,7 +49,7 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
     try:
         with open(temp, "wb") as handle:
             yield handle
-        journal = active_journal()
+        journal = active_journal() if undoable else None
         if journal is not None:
             journal.keep(path)
         os.replace(temp, path)
@@ -56,10 +58,10 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
             temp.unlink()
 
 
-def replace_file(path: Path, data: bytes | str) -> int:
+def replace_file(path: Path, data: bytes | str, undoable: bool = True) -> int:
     """Write data beside path under a temporary name and rename it over path; returns the byte count."""
     payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    with replacing(path) as handle:
+    with replacing(path, undoable) as handle:
         handle.write(payload)
     return len(payload)
 

@@ -1,11 +1,12 @@
-"""Locate the bundled templates/, static/ and demo/ folders, in a wheel or in a source checkout."""
+"""Locate the bundled templates/, static/ and demo/ folders, and the user's cache folder for sitegen."""
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
-__all__ = ["resource_dir"]
+__all__ = ["cache_folder", "resource_dir"]
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -17,3 +18,15 @@ def resource_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"sitegen resource folder {name!r} is missing from the installation")
+
+
+def cache_folder(name: str) -> Path | None:
+    """sitegen's folder `name` in the user's cache folder ($XDG_CACHE_HOME or ~/.cache), made if need
+    be; None when it cannot be made or written (what is cached there is then made each time)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "sitegen", name)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return Path(folder) if os.access(folder, os.W_OK) else None

@@ -4,9 +4,11 @@ run the same way left to the server. (tests/test_browser_highlight.py runs the t
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+from sitegen.render import lexer_tables
 from sitegen.render.lexer_tables import NotPortable, fenced_languages, js_pattern, lexer_table, table_json, with_called
 
 
@@ -72,3 +74,40 @@ def test_tables_name_the_lexers_they_call_and_are_safe_in_a_script() -> None:
     for alias in ("python", "html", "bash"):
         text = table_json(alias)
         assert text is not None and "<" not in text and "\u2028" not in text
+
+
+def test_tables_are_kept_in_the_cache_folder_and_read_back_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(lexer_tables, "_tables", {})
+    lexer_tables._table_cache.cache_clear()
+    try:
+        translated = {alias: lexer_table(alias) for alias in ("python", "markdown", "json", "no-such-lexer")}
+        (folder,) = (tmp_path / "sitegen" / "lexer-tables").iterdir()
+        assert {path.name for path in folder.iterdir()} == {f"{alias}.json" for alias in translated}
+        # Read back rather than translated: the same tables (a wrong file is made anew, not believed).
+        (folder / "json.json").write_text("{not json")
+        (folder / "python.json").write_text('{"table": {"patterns": [], "using": []}}')
+        monkeypatch.setattr(lexer_tables, "_tables", {})
+        assert lexer_table("python") == {"patterns": [], "using": []}  # proof: it was read from the cache
+        monkeypatch.setattr(lexer_tables, "_tables", {})
+        (folder / "python.json").unlink()
+        assert {alias: lexer_table(alias) for alias in translated} == translated
+        assert (folder / "json.json").read_text() == '{"table": null}'
+    finally:
+        lexer_tables._table_cache.cache_clear()
+
+
+def test_without_a_writable_cache_folder_tables_are_translated_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sitegen").write_text("a file where the folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(lexer_tables, "_tables", {})
+    lexer_tables._table_cache.cache_clear()
+    try:
+        assert lexer_tables._table_cache() is None
+        assert lexer_table("python") is not None
+    finally:
+        lexer_tables._table_cache.cache_clear()

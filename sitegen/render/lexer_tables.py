@@ -12,17 +12,26 @@ highlighted on the server as before.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import json
 import re
-from functools import lru_cache
+import sys
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import pygments
 from pygments.lexer import Lexer, RegexLexer, _This
 from pygments.token import String, _TokenType
 
+from sitegen.fileio import open_regular, replace_file
+from sitegen.render import highlight, lexing
 from sitegen.render.highlight import css_class_of, lexer_class_by_name
 from sitegen.render.lexing import Rule, pattern_source, prepare_lexer_class
+from sitegen.resources import cache_folder
 
 __all__ = ["JS_FLAGS", "fenced_languages", "js_pattern", "lexer_table", "table_json", "with_called"]
 
@@ -272,6 +281,36 @@ def lexer_table(alias: str) -> dict[str, Any] | None:
 
 
 def _own_table(alias: str) -> dict[str, Any] | None:
+    """The table translated, or as translated before: kept in the user's cache folder, as translating
+    a lexer's rules takes longer than its table takes to read (0.1 s of a page with ten languages)."""
+    folder = _table_cache()
+    path = folder / f"{quote(alias, safe='')}.json" if folder is not None else None
+    if path is not None:
+        try:
+            with open_regular(path) as handle:
+                cached = json.loads(handle.read())
+            if isinstance(cached, dict) and isinstance(cached.get("table"), dict | None):
+                return cached["table"]  # type: ignore[no-any-return]
+        except (OSError, ValueError):
+            pass  # none yet, or not ours: translated again, and written anew
+    table = _translated_table(alias)
+    if path is not None:
+        with contextlib.suppress(OSError):  # a full disk: kept another time
+            replace_file(path, json.dumps({"table": table}), undoable=False)
+    return table
+
+
+@cache
+def _table_cache() -> Path | None:
+    """The cache folder for tables made by this code from this pygments in this Python (whose re
+    parser they are read with): a change to any of them starts a new folder."""
+    key = hashlib.sha256(f"{pygments.__version__} {sys.version_info[:2]}".encode())
+    for module in (sys.modules[__name__], highlight, lexing):
+        key.update(Path(module.__file__ or "").read_bytes())
+    return cache_folder(f"lexer-tables/{key.hexdigest()[:16]}")
+
+
+def _translated_table(alias: str) -> dict[str, Any] | None:
     cls = lexer_class_by_name(alias)
     if cls is None or not issubclass(cls, RegexLexer):
         return None

@@ -42,7 +42,7 @@ from sitegen.render.navigation import (
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, html_escape, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
-from sitegen.resources import resource_dir
+from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
@@ -191,13 +191,8 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
     """Compiled templates kept in the user's cache folder: compiling them is a tenth of a small export.
 
     Keyed by template source, so an edited template is recompiled; without a writable folder, none."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "sitegen", "templates")
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError:
-        return None
-    return _TemplateCache(folder) if os.access(folder, os.W_OK) else None
+    folder = cache_folder("templates")
+    return _TemplateCache(str(folder)) if folder is not None else None
 
 
 class _TemplateCache(FileSystemBytecodeCache):
