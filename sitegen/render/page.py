@@ -528,11 +528,14 @@ def _weight(node: Node) -> int:
     """Rough rendering cost of a node, in characters of markdown. Fitted on a generated 50 MB
     session: an entry costs about 500 of them, a tool call 2,000, and output, which is escaped but
     highlighted only where it shows before folding, a twelfth of its size."""
-    size = 500 + sum(len(part.text) for part in node.parts)
-    for call in node.tool_calls:
-        size += 2000
-        if call.result is not None:
-            size += sum(len(part.text) for part in call.result.parts) // 12
+    size = 500
+    for part in node.parts:  # one pass: this runs on one core, before the second process starts
+        size += len(part.text)
+        call = part.call
+        if call is not None:
+            size += 2000
+            if call.result is not None:
+                size += sum(len(result_part.text) for result_part in call.result.parts) // 12
     return size
 
 
