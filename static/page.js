@@ -585,9 +585,17 @@
   }
 
   var initial = idFromHash();
-  if (initial !== null) {
+  function openInitial() {
     openEntry(initial, true, false);
     holdInitial(initial);
+  }
+  if (initial !== null) {
+    // Once every module's script has run, so that each hears sitegen:open (the tree marks the row).
+    if (doc.readyState === "loading") {
+      doc.addEventListener("DOMContentLoaded", openInitial, { once: true });
+    } else {
+      openInitial();
+    }
     // At load the browser jumps to the fragment again, measured before entries are drawn: redo ours.
     window.addEventListener("load", function () {
       var entry = entryById.get(initial);

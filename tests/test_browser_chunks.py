@@ -74,6 +74,10 @@ def test_a_deep_link_to_a_late_entry(browser: Browser, page_file: Path) -> None:
     page, watch = open_page(browser, page_file, fragment="#entry-a0590")
     try:
         on_screen(page, "a0590")
+        # Its tree row, drawn from the long page's raw rows, is marked and in the sidebar's view.
+        row = page.locator('#tree li[data-id="a0590"]')
+        row.wait_for()
+        assert row.get_attribute("aria-current") == "true"
         assert_clean(watch)
     finally:
         page.context.close()

@@ -228,6 +228,9 @@ def test_deep_link_opens_its_path(browser: Browser, page_file: Path) -> None:
     try:
         assert visible(page, OLD_REPLY)
         assert not visible(page, NEW_REPLY)
+        # The tree marks the row of the entry the link opened, as a click on it would.
+        row = page.locator(f'#tree li[data-id="{OLD_REPLY}"]')
+        assert row.get_attribute("aria-current") == "true" and "current" in (row.get_attribute("class") or "")
         # Scrolled into view once the entries around it have their real heights.
         page.wait_for_function(
             f"() => {{ const r = document.getElementById('entry-{OLD_REPLY}').getBoundingClientRect();"
