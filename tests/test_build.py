@@ -57,6 +57,10 @@ def test_cold_build_makes_every_page(tmp_path: Path, agent: Path) -> None:
     assert "ZZ_BETA1_ZZ answer" in page
     assert "<style>" not in page and 'href="../../assets/page.' in page
     assert crawl(site) == []
+    # The index pages come last: while the home page says a build is under way (watch), the search
+    # and related lists it promises are still being made.
+    others = [site / "search" / "index.js", *site.glob("sessions/*/*.related.js")]
+    assert len(others) == 4 and (site / "index.html").stat().st_mtime_ns >= max(p.stat().st_mtime_ns for p in others)
 
 
 def test_noop_rebuild_writes_nothing(tmp_path: Path, agent: Path) -> None:

@@ -510,10 +510,6 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         with _imports_settled():
             from sitegen.site.indexes import IndexWriter, PromptsSummary
 
-        writer = IndexWriter(out, assets)
-        with clock.phase("stats"):
-            summary = PromptsSummary(prompts.count, prompts.latest, prompts.problems)
-            result.written.extend(writer.write_all(manifest, None if full or resumed else touched, summary))
         with clock.phase("related"):
             result.written.extend(write_related(out, manifest))
         clock.enter("search")
@@ -550,6 +546,12 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
             with clock.phase("search"):
                 search = update_search_index(out, documents, set(search.missing))
         result.written.extend(search.written)
+        # The index pages last: the home page's note that the build is under way stays until the
+        # search, related lists and prompts it promises are there.
+        writer = IndexWriter(out, assets)
+        with clock.phase("stats"):
+            summary = PromptsSummary(prompts.count, prompts.latest, prompts.problems)
+            result.written.extend(writer.write_all(manifest, None if full or resumed else touched, summary))
         manifest.version, manifest.templates, manifest.static = __version__, templates_hash, static_hash
         manifest.complete, manifest.indexed = True, []
         with clock.phase("write"):
