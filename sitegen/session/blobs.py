@@ -119,16 +119,16 @@ def _rehydrate_image_url(holder: dict[str, Any], store: BlobStore, where: str) -
     target[key] = data.decode("utf-8", errors="replace")
 
 
-def _rehydrate_content(content: object, store: BlobStore, where: str) -> None:
+def _rehydrate_content(content: object, store: BlobStore, entry: Entry) -> None:
     if not isinstance(content, list):
         return
     for block in content:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "image":
-            _rehydrate_image_block(block, store, where)
+            _rehydrate_image_block(block, store, f"entry {entry.get('id')}")
         elif "image_url" in block:
-            _rehydrate_image_url(block, store, where)
+            _rehydrate_image_url(block, store, f"entry {entry.get('id')}")
 
 
 def rehydrate_entries(entries: Iterable[Entry], store: BlobStore) -> None:
@@ -138,6 +138,6 @@ def rehydrate_entries(entries: Iterable[Entry], store: BlobStore) -> None:
         if kind == "message":
             message = entry.get("message")
             if isinstance(message, dict):
-                _rehydrate_content(message.get("content"), store, f"entry {entry.get('id')}")
+                _rehydrate_content(message.get("content"), store, entry)
         elif kind == "custom_message":
-            _rehydrate_content(entry.get("content"), store, f"entry {entry.get('id')}")
+            _rehydrate_content(entry.get("content"), store, entry)
