@@ -5,13 +5,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sessions import SessionBuilder, text, tool_call
 
 from sitegen.render.export import export_html
@@ -57,37 +54,6 @@ def test_header_rule() -> None:
 )
 def test_iso_to_ms(value: object, expected: int | None) -> None:
     assert iso_to_ms(value) == expected
-
-
-def _by_datetime(value: str) -> int | None:
-    """What iso_to_ms gives for a string, by datetime.fromisoformat alone."""
-    text = value.strip()
-    text = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000)
-
-
-@settings(max_examples=3000, deadline=None)
-@given(
-    st.integers(0, 10_000),
-    st.integers(0, 13),
-    st.integers(0, 32),
-    st.integers(0, 25),
-    st.integers(0, 61),
-    st.integers(0, 61),
-    st.integers(0, 999),
-    st.sampled_from(["Z", "z", "0", "+00:00"]),
-)
-def test_agents_timestamps_read_as_datetime_reads_them(
-    year: int, month: int, day: int, hour: int, minute: int, second: int, millis: int, zone: str
-) -> None:
-    # Their usual form is read without datetime: to the same millisecond (float rounding included),
-    # and what is no time (a 13th month, a 61st second) is still None.
-    value = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}{zone}"
-    assert iso_to_ms(value) == _by_datetime(value)
 
 
 def test_entry_time_and_message_text() -> None:
