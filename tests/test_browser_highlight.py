@@ -3,17 +3,21 @@ the same HTML the server writes, when its entry is shown, with find's marks kept
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser import PageWatch, assert_clean, open_page
 from sessions import SessionBuilder, text, tool_call
+from site_helpers import build
 
 from sitegen.render.export import load_transcript
 from sitegen.render.lexer_tables import lexer_table
 from sitegen.render.page import LAZY_AFTER_NODES, PageOptions, PageRenderer
+from sitegen.site import worker
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -66,11 +70,11 @@ FENCES = "Here is the fix:\n\n```python\nprint('ZZ_FENCE_ZZ', 1 + 2)\n```\n\nand
 TURNS = 560  # three entries a turn: past LAZY_AFTER_NODES
 
 
-def coloured_session(path: Path) -> Path:
+def coloured_session(path: Path, turns: int = TURNS) -> Path:
     """Turns that read the samples over and over, with markdown fences; the first screen reads them too."""
     b = SessionBuilder(session_id="colour-0001", cwd="/work/app")
     names = list(SAMPLES)
-    for n in range(TURNS):
+    for n in range(turns):
         name = names[n % len(names)]
         b.user(f"u{n:04d}", f"show {name} ZZ_STEP_{n}_ZZ")
         b.assistant(
@@ -207,3 +211,39 @@ def test_every_portable_lexer_compiles_in_the_browser(browser: Browser) -> None:
     )
     page.close()
     assert failed == []
+
+
+def test_a_site_page_leaves_its_later_code_to_the_browser_which_colours_it_as_the_server_does(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A site page of any length past its first screen (here 150 entries, not a long page).
+    agent = tmp_path / "agent"
+    folder = agent / "sessions" / "--work-app--"
+    folder.mkdir(parents=True)
+    coloured_session(folder / "2026-01-01T00-00-00-000Z_colour-0001.jsonl", turns=50)
+    later = tmp_path / "later"
+    build(later, agent)
+    make_options = worker._options
+    monkeypatch.setattr(
+        worker, "_options", lambda job, page: replace(make_options(job, page), highlight_later_short=False)
+    )
+    server = tmp_path / "server"
+    build(server, agent)
+    (later_page,) = later.glob("sessions/*/*colour-0001.html")
+    (server_page,) = server.glob("sessions/*/*colour-0001.html")
+    html = later_page.read_text(encoding="utf-8")
+    assert 'data-lang="python"' in html and 'class="sitegen-lexer" data-lang="python"' in html
+    script = re.compile(r"assets/highlight\.[0-9a-f]+\.js")
+    assert script.search(html) and not script.search(server_page.read_text(encoding="utf-8"))
+    blocks = {}
+    for name, page_file in (("later", later_page), ("server", server_page)):
+        page, watch = open_page(browser, page_file, allow=page_file.parents[2])
+        blocks[name] = page.evaluate(ALL_CODE)
+        assert page.locator(".hl-later").count() == 0
+        assert_clean(watch)
+        page.context.close()
+    assert len(blocks["later"]) == len(blocks["server"]) > 50
+    different = [
+        i for i, (ours, theirs) in enumerate(zip(blocks["later"], blocks["server"], strict=True)) if ours != theirs
+    ]
+    assert not different, (blocks["later"][different[0]], blocks["server"][different[0]])

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from sessions import SessionBuilder, text
+from site_helpers import build
 
 from sitegen.render import lexer_tables
 from sitegen.render.lexer_tables import NotPortable, fenced_languages, js_pattern, lexer_table, table_json, with_called
@@ -111,3 +113,39 @@ def test_without_a_writable_cache_folder_tables_are_translated_each_time(
         assert lexer_table("python") is not None
     finally:
         lexer_tables._table_cache.cache_clear()
+
+
+def _later_session(path: Path, session_id: str, turns: int = 40) -> Path:
+    """A session past its first screen whose every answer is the same markdown, fenced Python and Go."""
+    b = SessionBuilder(session_id=session_id, cwd="/work/app")
+    for n in range(turns):
+        b.user(f"u{n}", f"step {n}")
+        b.assistant(f"a{n}", [text("Here:\n\n```python\nprint(1)\n```\n\nand\n\n```go\nfunc f() {}\n```\n")])
+    return b.write(path)
+
+
+def _unshipped(page: Path) -> set[str]:
+    """Lexers the page's code is left to whose tables the page does not carry."""
+    html = page.read_text(encoding="utf-8")
+    left = set(re.findall(r'<span class=hl-later data-lang="([^"]+)">', html))
+    return left - set(re.findall(r'class="sitegen-lexer" data-lang="([^"]+)"', html))
+
+
+def test_every_site_page_ships_the_lexers_its_code_is_left_to(tmp_path: Path) -> None:
+    # The same markdown on two pages (a worker renders it once) and again in the next build (from the
+    # fragment store): each page must still carry the tables of the lexers its code waits for.
+    folder = tmp_path / "agent" / "sessions" / "--work-app--"
+    folder.mkdir(parents=True)
+    first = _later_session(folder / "2026-01-01T00-00-00-000Z_later-1.jsonl", "later-1")
+    _later_session(folder / "2026-01-02T00-00-00-000Z_later-2.jsonl", "later-2")
+    site = tmp_path / "site"
+    build(site, tmp_path / "agent")
+    pages = sorted(site.glob("sessions/*/*later-*.html"))
+    assert len(pages) == 2
+    for page in pages:
+        assert 'data-lang="python"' in page.read_text(encoding="utf-8") and not _unshipped(page), page.name
+    with first.open("a", encoding="utf-8") as handle:
+        handle.write(first.read_text(encoding="utf-8").splitlines()[-1].replace('"u39"', '"u40"') + "\n")
+    result = build(site, tmp_path / "agent")
+    assert len(result.rendered) == 1
+    assert not _unshipped(pages[0]) and not _unshipped(pages[1])

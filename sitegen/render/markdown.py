@@ -38,6 +38,8 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # Underscores between ASCII letters or digits (snake_case): they can neither open nor close emphasis.
 _INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
 _BLANK_LINES = re.compile(r"\n[ ]*(?:\n[ ]*)+")
+# Code left to the page's highlighter (Highlighter.code), by its lexer's name.
+_LATER_LANGUAGE = re.compile(r'<span class=hl-later data-lang="([^"]+)">')
 
 # Blocks (quotes, lists) nested deeper than this are shown as preformatted text: markdown-it drops
 # what lies past its limit (commonmark's is 20, which a nested list of ten levels reaches).
@@ -119,6 +121,10 @@ class MarkdownRenderer:
                 self._cached_chars += len(text)
         if self.fragments is not None:
             self.fragments.keep(key, html)
+        if self.highlighter.later and "hl-later" in html:
+            # Rendered for another page, or by the build before: the lexers it leaves to this page's
+            # highlighter must still be shipped with this page.
+            self.highlighter.later_languages.update(_LATER_LANGUAGE.findall(html))
         return Markup(html)
 
     def _render(self, text: str) -> str:

@@ -126,6 +126,9 @@ class PageOptions:
     # A long page's entries past its first screen leave their code to the page's highlighter
     # (static/highlight.js runs the same pygments rules when an entry is shown): half the writing time.
     highlight_later: bool = True
+    # So do every page's (site pages: most of a cold build's highlighting, and pages a reader may never
+    # open); an exported page under LAZY_AFTER_NODES entries is coloured by the server whole.
+    highlight_later_short: bool = False
 
 
 @dataclass(slots=True)
@@ -349,6 +352,11 @@ class PageRenderer:
         )
 
         lazy = len(nodes) > LAZY_AFTER_NODES
+        # Past the first screen, code is left to the page's highlighter (a page without entries past it
+        # is as it was: no highlighter).
+        later = options.highlight_later and (
+            lazy or (options.highlight_later_short and len(nodes) > FIRST_SCREEN_NODES)
+        )
         highlighter = self.highlighter
         highlighter.later_languages = set()
         shipped: set[str] = set()
@@ -360,10 +368,12 @@ class PageRenderer:
                 place = at + start
                 deferred = lazy and place >= CHUNK_NODES
                 end = start + (LAZY_CHUNK_NODES if deferred else CHUNK_NODES)
-                if not deferred and lazy:
+                if lazy and not deferred:
                     # The first screen's entries are coloured here, the rest of the first chunk later.
                     end = min(end, (FIRST_SCREEN_NODES if place < FIRST_SCREEN_NODES else CHUNK_NODES) - at)
-                highlighter.later = lazy and place >= FIRST_SCREEN_NODES and options.highlight_later
+                elif later and place < FIRST_SCREEN_NODES:
+                    end = min(end, FIRST_SCREEN_NODES - at)
+                highlighter.later = later and place >= FIRST_SCREEN_NODES
                 # Rendering makes no garbage cycles worth collecting (a 50 MB page's peak memory is the same
                 # without the collector), and its passes were a tenth of the time. Paused chunk by chunk,
                 # never across a yield: a caller that stops reading must not leave it off.
@@ -385,7 +395,7 @@ class PageRenderer:
         def framed(part: Sequence[Node]) -> Iterator[bytes]:
             """The page up to the conversation, then this part of it; the page's end waits in tail."""
             with collector_paused():
-                head, end = self._frame(transcript, options, order, path_ids, on_path, lazy)
+                head, end = self._frame(transcript, options, order, path_ids, on_path, lazy, later)
             tail.append(end)
             yield _html_bytes(head)
             yield from render(part, 0)
@@ -411,6 +421,7 @@ class PageRenderer:
         path_ids: list[str],
         on_path: set[str],
         lazy: bool = False,
+        later: bool = False,
     ) -> tuple[str, str]:
         """The page around the conversation, as the HTML before it and after it. A long page (lazy) also
         carries every entry's parent, in display order, for the entries not yet in the page."""
@@ -419,8 +430,8 @@ class PageRenderer:
         file_totals = transcript.totals()
         inline = options.inline_assets
         # A site page links its assets: their text is read only for a page that carries them.
-        # Only a long page leaves code to the page's highlighter.
-        names = PAGE_SCRIPTS if lazy else tuple(name for name in PAGE_SCRIPTS if name not in LONG_PAGE_SCRIPTS)
+        # Only a page that leaves code to the page's highlighter has it.
+        names = PAGE_SCRIPTS if later else tuple(name for name in PAGE_SCRIPTS if name not in LONG_PAGE_SCRIPTS)
         scripts = [asset_text(name) for name in names] if inline else ["" for _ in names]
         styles = [asset_text(name) for name in PAGE_STYLES] if inline else ["" for _ in PAGE_STYLES]
         theme_js = asset_text("theme.js") if inline else ""

@@ -101,6 +101,7 @@ def _options(job: RenderJob, page: str) -> PageOptions:
         home_url=relative_url(page, "index.html"),
         project_url=relative_url(page, f"projects/{job.project_slug}.html"),
         search_url=relative_url(page, "search.html"),
+        highlight_later_short=True,
     )
 
 
