@@ -667,6 +667,35 @@ def test_rebuild_of_one_session_loads_neither_parsers_nor_a_pool(tmp_path: Path)
     assert "<span class=k>def" in page_text(session_page(site, "md-2"))  # highlighted, from the store
 
 
+def test_rebuild_of_a_page_past_its_first_screen_loads_no_lexer_either(tmp_path: Path) -> None:
+    """Its code past the 64th entry is left to the page's highlighter: which lexers those are, and
+    their tables, come from the fragment store and the user's cache, not from pygments."""
+    agent = tmp_path / "agent"
+    b = SessionBuilder(session_id="md-3", cwd="/work/md")
+    for n in range(40):
+        b.user(f"u{n}", f"step {n}")
+        b.assistant(f"a{n}", [text("Now:\n\n```python\nprint(1)\n```\n"), tool_call(f"c{n}", "read", path="app.py")])
+        b.tool_result(f"r{n}", f"c{n}", "read", "def answer():\n    return 42\n")
+    path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-3.jsonl")
+    site = tmp_path / "site"
+    _cli_build(site, agent)
+    _append_user_line(path, "late0001", "r39")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from sitegen.site.build import BuildConfig, build_site\n"
+        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
+        " use_default_dirs=False))\n"
+        "assert len(result.rendered) == 1\n"
+        "print(sorted({'markdown_it', 'pygments.lexer', 'pygments.lexers'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    page = page_text(session_page(site, "md-3"))
+    assert "ZZ_late0001_ZZ" in page
+    assert '<span class=hl-later data-lang="python">' in page and 'class="sitegen-lexer" data-lang="python"' in page
+
+
 def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path, agent: Path) -> None:
     """A site that is up to date costs start-up only: the render stack and multiprocessing stay unloaded."""
     site = tmp_path / "site"

@@ -11,7 +11,8 @@ from sessions import SessionBuilder, text
 from site_helpers import build
 
 from sitegen.render import lexer_tables
-from sitegen.render.lexer_tables import NotPortable, fenced_languages, js_pattern, lexer_table, table_json, with_called
+from sitegen.render.lexer_tables import fenced_languages, lexer_table, table_json, with_called
+from sitegen.render.lexer_translate import NotPortable, js_pattern
 
 
 @pytest.mark.parametrize(

@@ -239,8 +239,10 @@ def _browser_lexer(alias: str) -> str | None:
     return name if lexer_table(name) is not None else None
 
 
-# Fragment-store key prefix for the lexer chosen for a file name ("@" starts no lexer alias).
+# Fragment-store key prefixes for the lexer chosen for a file name, and for the name the page's
+# highlighter knows a lexer by ("@" starts no lexer alias).
 _LEXER_FOR = "@lexer-for:"
+_BROWSER_LEXER = "@browser-lexer:"
 
 
 class Highlighter:
@@ -262,7 +264,7 @@ class Highlighter:
         alias = language.strip().lower() if language else ""
         if not alias or len(text) > self.limit:
             return escape_text(text)
-        if self.later and (portable := _browser_lexer(alias)) is not None:
+        if self.later and (portable := self._browser_lexer(alias)) is not None:
             from sitegen.render.lexer_tables import fenced_languages
 
             also = fenced_languages(portable, text)
@@ -298,6 +300,18 @@ class Highlighter:
 
     def file(self, text: str, path: str) -> Markup:
         return self.code(text, self.lexer_for_path(path))
+
+    def _browser_lexer(self, alias: str) -> str | None:
+        """_browser_lexer, remembered in the fragment store: a rebuild leaves code to the page's
+        highlighter without loading pygments' lexer machinery to ask."""
+        if self.fragments is None:
+            return _browser_lexer(alias)
+        key = _BROWSER_LEXER + alias
+        name = self.fragments.get(key)
+        if name is None:
+            name = _browser_lexer(alias) or ""
+        self.fragments.keep(key, name)
+        return name or None
 
     def lexer_for_path(self, path: str) -> str | None:
         """lexer_name_for_path, remembered in the fragment store by file name: a rebuild finds a

@@ -1,267 +1,32 @@
-"""pygments' regex lexers as data for the page's own highlighter: each rule's pattern as a JavaScript
-regular expression of the same meaning, its token as the CSS class the server would write.
+"""pygments' regex lexers as data for the page's own highlighter, kept in the user's cache folder.
 
-A long page leaves the code of its later entries plain and static/highlight.js colours it when it is
-shown, with the rules of the same installed pygments lexer, so the reader sees what the server would
-have written. Patterns are translated from the parsed expression (the re module's own parser), not
-from their text: every escape, class, flag and anchor is already resolved there. A lexer is portable
-when each of its rules is: tokens, bygroups, using() of itself or of another portable lexer, and
-pattern parts JavaScript has (no conditional groups, no atomic or possessive repeats); others are
-highlighted on the server as before.
+Past its first screen a page (every site page, and a long exported one) leaves its code plain and
+static/highlight.js colours it when it is shown, with the rules of the same installed pygments lexer,
+so the reader sees what the server would have written. sitegen.render.lexer_translate makes a table
+from a lexer; this module keeps them, so that a page whose code is all in the build's fragment store
+needs neither pygments' lexer machinery nor a translation.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import json
 import re
 import sys
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pygments
-from pygments.lexer import Lexer, RegexLexer, _This
-from pygments.token import String, _TokenType
 
 from sitegen.fileio import open_regular, replace_file
-from sitegen.render import highlight, lexing
-from sitegen.render.highlight import css_class_of, lexer_class_by_name
-from sitegen.render.lexing import Rule, pattern_source, prepare_lexer_class
 from sitegen.resources import cache_folder
 
-__all__ = ["JS_FLAGS", "fenced_languages", "js_pattern", "lexer_table", "table_json", "with_called"]
+__all__ = ["fenced_languages", "lexer_table", "table_json", "with_called"]
 
-sre: Any = importlib.import_module("re._constants")
-sre_parser: Any = importlib.import_module("re._parser")
-
-# The patterns use v-mode: code point semantics, \p{...} classes and classes nested in classes.
-JS_FLAGS = "vy"
-
-
-class NotPortable(Exception):
-    """A rule the page's highlighter cannot run as pygments would."""
-
-
-# Python's \w, \d and \s for str patterns (Unicode), and with re.ASCII.
-_WORD = r"\p{L}\p{N}_"
-_DIGIT = r"\p{Nd}"
-# str.isspace(): the Unicode White_Space characters but U+FEFF... and the four ASCII separators.
-_SPACE = r"\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-_ASCII_WORD = r"A-Za-z0-9_"
-_ASCII_DIGIT = r"0-9"
-_ASCII_SPACE = r"\t\n\x0b\x0c\r\x20"
-
-
-def _category(category: Any, ascii_only: bool) -> tuple[str, bool]:
-    """A category's class members, and whether the category is their complement."""
-    word, digit, space = (_ASCII_WORD, _ASCII_DIGIT, _ASCII_SPACE) if ascii_only else (_WORD, _DIGIT, _SPACE)
-    table = {
-        sre.CATEGORY_WORD: (word, False),
-        sre.CATEGORY_NOT_WORD: (word, True),
-        sre.CATEGORY_DIGIT: (digit, False),
-        sre.CATEGORY_NOT_DIGIT: (digit, True),
-        sre.CATEGORY_SPACE: (space, False),
-        sre.CATEGORY_NOT_SPACE: (space, True),
-    }
-    if category not in table:
-        raise NotPortable(f"category {category}")
-    return table[category]
-
-
-def _char(code: int) -> str:
-    """One character as a v-mode pattern atom, valid in and out of classes."""
-    if code < 128:
-        char = chr(code)
-        return char if char.isalnum() else f"\\x{code:02x}"
-    if 0xD800 <= code <= 0xDFFF or code in (0x2028, 0x2029):
-        return f"\\u{{{code:x}}}"
-    return chr(code)
-
-
-class _Translator:
-    def __init__(self, flags: int) -> None:
-        self.ascii = bool(flags & re.ASCII)
-        word = _ASCII_WORD if self.ascii else _WORD
-        self.word = f"[{word}]"
-
-    def sequence(self, items: Any, flags: int) -> str:
-        return "".join(self.item(op, av, flags) for op, av in items)
-
-    def item(self, op: Any, av: Any, flags: int) -> str:
-        if op is sre.LITERAL:
-            return _char(av)
-        if op is sre.NOT_LITERAL:
-            return f"[^{_char(av)}]"
-        if op is sre.ANY:
-            return "[\\s\\S]" if flags & re.DOTALL else "[^\\n]"
-        if op is sre.IN:
-            return self._class(av)
-        if op is sre.BRANCH:
-            return "(?:" + "|".join(self.sequence(branch, flags) for branch in av[1]) + ")"
-        if op is sre.SUBPATTERN:
-            group, add, drop, sub = av
-            inner = self.sequence(sub, (flags | add) & ~drop)
-            case = self._case_modifier(flags, add, drop)
-            if case:
-                inner = f"(?{case}:{inner})"
-            return f"({inner})" if group is not None else f"(?:{inner})"
-        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
-            low, high, sub = av
-            return self._repeat(self.sequence(sub, flags), low, high, lazy=op is sre.MIN_REPEAT)
-        if op is sre.AT:
-            return self._at(av, flags)
-        if op in (sre.ASSERT, sre.ASSERT_NOT):
-            direction, sub = av
-            look = "(?" + ("<" if direction < 0 else "") + ("=" if op is sre.ASSERT else "!")
-            return f"{look}{self.sequence(sub, flags)})"
-        if op is sre.GROUPREF:
-            return f"(?:\\{av})"
-        if op is sre.CATEGORY:
-            members, negated = _category(av, self.ascii)
-            return f"[{'^' if negated else ''}{members}]"
-        raise NotPortable(f"{op}")
-
-    @staticmethod
-    def _case_modifier(flags: int, add: int, drop: int) -> str:
-        """A JavaScript modifier group for a change of case sensitivity (dotall and multiline are
-        spelled out by the translation itself)."""
-        if add & re.IGNORECASE and not flags & re.IGNORECASE:
-            return "i"
-        if drop & re.IGNORECASE and flags & re.IGNORECASE:
-            return "-i"
-        return ""
-
-    def _class(self, items: Any) -> str:
-        negated = False
-        members: list[str] = []
-        for op, av in items:
-            if op is sre.NEGATE:
-                negated = True
-            elif op is sre.LITERAL:
-                members.append(_char(av))
-            elif op is sre.RANGE:
-                low, high = av
-                members.append(f"{_char(low)}-{_char(high)}")
-            elif op is sre.CATEGORY:
-                category, complement = _category(av, self.ascii)
-                members.append(f"[^{category}]" if complement else category)
-            else:
-                raise NotPortable(f"class member {op}")
-        if not members:
-            return "[^\\s\\S]" if not negated else "[\\s\\S]"
-        return f"[{'^' if negated else ''}{''.join(members)}]"
-
-    @staticmethod
-    def _repeat(inner: str, low: int, high: int, lazy: bool) -> str:
-        maximum = sre.MAXREPEAT
-        if (low, high) == (0, maximum):
-            quantifier = "*"
-        elif (low, high) == (1, maximum):
-            quantifier = "+"
-        elif (low, high) == (0, 1):
-            quantifier = "?"
-        elif high == maximum:
-            quantifier = f"{{{low},}}"
-        elif low == high:
-            quantifier = f"{{{low}}}"
-        else:
-            quantifier = f"{{{low},{high}}}"
-        return f"(?:{inner}){quantifier}{'?' if lazy else ''}"
-
-    def _at(self, where: Any, flags: int) -> str:
-        word = self.word
-        if where is sre.AT_BEGINNING:
-            return "(?<![^\\n])" if flags & re.MULTILINE else "(?<![\\s\\S])"
-        if where is sre.AT_BEGINNING_STRING:
-            return "(?<![\\s\\S])"
-        if where is sre.AT_END:
-            # Python's $ also matches before a newline that ends the text.
-            return "(?=\\n|(?![\\s\\S]))" if flags & re.MULTILINE else "(?=\\n?(?![\\s\\S]))"
-        if where is sre.AT_END_STRING:
-            return "(?![\\s\\S])"
-        # \b and \B by Python's (Unicode) word characters: JavaScript's own are ASCII only.
-        if where is sre.AT_BOUNDARY:
-            return f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
-        if where is sre.AT_NON_BOUNDARY:
-            return f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))"
-        raise NotPortable(f"anchor {where}")
-
-
-@lru_cache(maxsize=4096)
-def js_pattern(pattern: str, flags: int) -> tuple[str, str]:
-    """A Python pattern as JavaScript source and its flags ("i" added when the whole pattern ignores
-    case); raises NotPortable for what JavaScript cannot say the same way."""
-    try:
-        parsed = sre_parser.parse(pattern, flags)
-    except re.error as error:
-        raise NotPortable(str(error)) from error
-    flags = parsed.state.flags
-    source = _Translator(flags).sequence(parsed, flags)
-    return source, JS_FLAGS + ("i" if flags & re.IGNORECASE else "")
-
-
-# pygments' Markdown lexer colours a fenced block's code with the lexer its info string names: the page
-# does the same with the named lexer's table ({"f": [group numbers], "c": [fence class, string class]}).
-_FENCED_CODE = "MarkdownLexer._handle_codeblock"
-_FENCE_GROUPS = ("initial", "lang", "afterlang", "whitespace", "extra", "newline", "code", "terminator")
-# A line that may open a fenced block, and the language it names (an over-approximation of the rule).
 _FENCE_LANGUAGE = re.compile(r"^\s*```([\w\-]+)", re.MULTILINE)
-
-
-def _action(action: Any, lexer: type[Lexer], in_groups: bool = False, groups: dict[str, int] | None = None) -> Any:
-    """A rule's token as data: a CSS class ("" for plain text), null for none, {"g": [...]} for
-    bygroups, {"u": stack, "l": lexer} for using(), {"f": ...} for Markdown's fenced code."""
-    if action is None:
-        return None
-    if type(action) is _TokenType:
-        return css_class_of(action)
-    qualname = getattr(action, "__qualname__", "")
-    if qualname == _FENCED_CODE and groups is not None and all(name in groups for name in _FENCE_GROUPS):
-        return {
-            "f": [groups[name] for name in _FENCE_GROUPS],
-            "c": [css_class_of(String.Backtick), css_class_of(String)],
-        }
-    cells = dict(
-        zip(action.__code__.co_freevars, (cell.cell_contents for cell in action.__closure__ or ()), strict=True)
-    )
-    if qualname.startswith("bygroups.") and not in_groups:
-        return {"g": [_action(each, lexer, in_groups=True) for each in cells["args"]]}
-    if qualname.startswith("using."):
-        if cells.get("kwargs"):
-            raise NotPortable("using() with lexer options")
-        other = cells.get("_other")
-        stack = list(cells["gt_kwargs"].get("stack", ("root",)))
-        if other is None or isinstance(other, _This) or other is lexer:
-            return {"u": stack, "l": None}
-        name = _alias_of(other)
-        if name is None:
-            raise NotPortable(f"using({other.__name__})")
-        return {"u": stack, "l": name}
-    raise NotPortable(qualname or repr(action))
-
-
-def _alias_of(cls: Any) -> str | None:
-    aliases = getattr(cls, "aliases", None)
-    return aliases[0] if aliases else None
-
-
-def _new_state(new_state: Any) -> Any:
-    if new_state is None or isinstance(new_state, (int, str)):
-        return new_state
-    return list(new_state)
-
-
-def _rule(rule: Rule, lexer: type[Lexer], patterns: dict[tuple[str, str], int]) -> list[Any]:
-    """[pattern index, action, new state]: states share many patterns (pygments' include())."""
-    source = pattern_source(rule[0])
-    pattern = js_pattern(*source)
-    index = patterns.setdefault(pattern, len(patterns))
-    groups = dict(re.compile(*source).groupindex) if getattr(rule[1], "__qualname__", "") == _FENCED_CODE else None
-    return [index, _action(rule[1], lexer, groups=groups), _new_state(rule[2])]
 
 
 _tables: dict[str, dict[str, Any] | None] = {}
@@ -293,7 +58,9 @@ def _own_table(alias: str) -> dict[str, Any] | None:
                 return cached["table"]  # type: ignore[no-any-return]
         except (OSError, ValueError):
             pass  # none yet, or not ours: translated again, and written anew
-    table = _translated_table(alias)
+    from sitegen.render.lexer_translate import translated_table
+
+    table = translated_table(alias)
     if path is not None:
         with contextlib.suppress(OSError):  # a full disk: kept another time
             replace_file(path, json.dumps({"table": table}), undoable=False)
@@ -305,46 +72,11 @@ def _table_cache() -> Path | None:
     """The cache folder for tables made by this code from this pygments in this Python (whose re
     parser they are read with): a change to any of them starts a new folder."""
     key = hashlib.sha256(f"{pygments.__version__} {sys.version_info[:2]}".encode())
-    for module in (sys.modules[__name__], highlight, lexing):
-        key.update(Path(module.__file__ or "").read_bytes())
+    # The code the tables come from, by its files: importing it would load pygments' lexer machinery.
+    here = Path(__file__).parent
+    for name in ("lexer_translate.py", "lexing.py", "highlight.py"):
+        key.update((here / name).read_bytes())
     return cache_folder(f"lexer-tables/{key.hexdigest()[:16]}")
-
-
-def _translated_table(alias: str) -> dict[str, Any] | None:
-    cls = lexer_class_by_name(alias)
-    if cls is None or not issubclass(cls, RegexLexer):
-        return None
-    if cls.get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed:
-        return None
-    try:
-        prepare_lexer_class(cls)
-        # None for lexers whose rules depend on options (token_variants: C#'s unicode levels).
-        tokens: dict[str, list[Rule]] | None = cls.__dict__.get("_tokens")
-        if tokens is None:
-            return None
-        patterns: dict[tuple[str, str], int] = {}
-        states = {name: [_rule(rule, cls, patterns) for rule in rules] for name, rules in tokens.items()}
-    except NotPortable:
-        return None
-    using = sorted(
-        {called for rules in states.values() for _index, action, _state in rules for called in _called(action)}
-    )
-    fences = any(isinstance(action, dict) and "f" in action for rules in states.values() for _i, action, _s in rules)
-    return {
-        "patterns": [list(pattern) for pattern in patterns],
-        "states": states,
-        "using": [name for name in using if name != alias],
-        "aliases": list(cls.aliases),
-        "fences": fences,
-    }
-
-
-def _called(action: Any) -> list[str]:
-    if isinstance(action, dict):
-        if "g" in action:
-            return [name for each in action["g"] for name in _called(each)]
-        return [action["l"]] if action.get("l") else []
-    return []
 
 
 def fenced_languages(alias: str, text: str) -> set[str] | None:
@@ -355,6 +87,8 @@ def fenced_languages(alias: str, text: str) -> set[str] | None:
         return None
     if not table["fences"]:
         return set()
+    from sitegen.render.highlight import lexer_class_by_name
+
     found = set()
     for language in set(_FENCE_LANGUAGE.findall(text)):
         cls = lexer_class_by_name(language)
