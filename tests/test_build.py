@@ -635,6 +635,22 @@ def test_rendered_markdown_is_reused_by_the_next_build(tmp_path: Path) -> None:
     assert "ZZ_late0001_ZZ" in page and "ZZ_MARKDOWN_FROM_STORE_ZZ" in page  # not parsed again
 
 
+def _loaded_by_one_session_rebuild(site: Path, agent: Path, modules: set[str]) -> list[str]:
+    """Which of these modules a build in a fresh process loads, that renders one session again."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from sitegen.site.build import BuildConfig, build_site\n"
+        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
+        " use_default_dirs=False))\n"
+        "assert len(result.rendered) == 1\n"
+        f"print(sorted({sorted(modules)!r} & sys.modules.keys()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    loaded: list[str] = orjson.loads(done.stdout.strip().replace("'", '"'))
+    return loaded
+
+
 def test_rebuild_of_one_session_loads_neither_parsers_nor_a_pool(tmp_path: Path) -> None:
     """A session that grew by a plain line takes its markdown, its highlighted code and its files'
     lexers from the store: markdown-it and pygments' lexers stay unloaded; and one session renders
@@ -651,17 +667,8 @@ def test_rebuild_of_one_session_loads_neither_parsers_nor_a_pool(tmp_path: Path)
     entry["message"] = {"role": "user", "content": "one more plain line", "timestamp": 1}
     with open(path, "ab") as handle:
         handle.write(orjson.dumps(entry) + b"\n")
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from sitegen.site.build import BuildConfig, build_site\n"
-        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
-        " use_default_dirs=False))\n"
-        "assert len(result.rendered) == 1\n"
-        "print(sorted({'markdown_it', 'multiprocessing', 'pygments.lexer', 'pygments.lexers'} & set(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    heavy = {"markdown_it", "multiprocessing", "pygments.lexer", "pygments.lexers"}
+    assert _loaded_by_one_session_rebuild(site, agent, heavy) == []
     assert "one more plain line" in page_text(session_page(site, "md-2"))
     assert "<strong>fast</strong>" in page_text(session_page(site, "md-2"))
     assert "<span class=k>def" in page_text(session_page(site, "md-2"))  # highlighted, from the store
@@ -680,17 +687,7 @@ def test_rebuild_of_a_page_past_its_first_screen_loads_no_lexer_either(tmp_path:
     site = tmp_path / "site"
     _cli_build(site, agent)
     _append_user_line(path, "late0001", "r39")
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from sitegen.site.build import BuildConfig, build_site\n"
-        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
-        " use_default_dirs=False))\n"
-        "assert len(result.rendered) == 1\n"
-        "print(sorted({'markdown_it', 'pygments.lexer', 'pygments.lexers'} & set(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    assert _loaded_by_one_session_rebuild(site, agent, {"markdown_it", "pygments.lexer", "pygments.lexers"}) == []
     page = page_text(session_page(site, "md-3"))
     assert "ZZ_late0001_ZZ" in page
     assert '<span class=hl-later data-lang="python">' in page and 'class="sitegen-lexer" data-lang="python"' in page

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -306,12 +306,7 @@ class Highlighter:
         highlighter without loading pygments' lexer machinery to ask."""
         if self.fragments is None:
             return _browser_lexer(alias)
-        key = _BROWSER_LEXER + alias
-        name = self.fragments.get(key)
-        if name is None:
-            name = _browser_lexer(alias) or ""
-        self.fragments.keep(key, name)
-        return name or None
+        return self._remembered(_BROWSER_LEXER + alias, lambda: _browser_lexer(alias))
 
     def lexer_for_path(self, path: str) -> str | None:
         """lexer_name_for_path, remembered in the fragment store by file name: a rebuild finds a
@@ -319,9 +314,13 @@ class Highlighter:
         name = path.replace("\\", "/").rsplit("/", 1)[-1]
         if self.fragments is None or not name:
             return lexer_name_for_path(path)
-        key = _LEXER_FOR + name
-        alias = self.fragments.get(key)
-        if alias is None:
-            alias = lexer_name_for_path(path) or ""
-        self.fragments.keep(key, alias)
-        return alias or None
+        return self._remembered(_LEXER_FOR + name, lambda: lexer_name_for_path(path))
+
+    def _remembered(self, key: str, find: Callable[[], str | None]) -> str | None:
+        """find(), or what it gave in the build before, from the fragment store ("" stands for None)."""
+        assert self.fragments is not None
+        value = self.fragments.get(key)
+        if value is None:
+            value = find() or ""
+        self.fragments.keep(key, value)
+        return value or None

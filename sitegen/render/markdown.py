@@ -9,7 +9,7 @@ from markupsafe import Markup, escape
 
 from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.highlight import Highlighter
-from sitegen.render.text import markdown_escape
+from sitegen.render.text import INTRAWORD_UNDERSCORES, markdown_escape
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -35,8 +35,6 @@ _BLOCK_START = re.compile(r"\n(?: *(?:[-+*=]|\d{1,9}[.)])| {4}| {0,3}#)")
 # Inline code in single backticks on one line. Where every backtick of a text is in such a pair (and
 # none is next to another), they pair up left to right as markdown's code spans do.
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-# Underscores between ASCII letters or digits (snake_case): they can neither open nor close emphasis.
-_INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
 _BLANK_LINES = re.compile(r"\n[ ]*(?:\n[ ]*)+")
 # Code left to the page's highlighter (Highlighter.code), by its lexer's name.
 _LATER_LANGUAGE = re.compile(r'<span class=hl-later data-lang="([^"]+)">')
@@ -148,7 +146,7 @@ def _plain_but_code(text: str) -> bool:
     """Whether text has no markdown syntax but inline code in single backticks (and underscores
     inside words, which are no syntax)."""
     if "_" in text:
-        text = _INTRAWORD_UNDERSCORES.sub("x", text)
+        text = INTRAWORD_UNDERSCORES.sub("x", text)
     if "`" in text:
         if "``" in text:  # a longer backtick string: spans pair otherwise
             return False

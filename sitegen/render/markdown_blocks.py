@@ -19,7 +19,7 @@ from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_core import block as markdown_it_block
 from markdown_it.token import Token
 
-from sitegen.render.text import markdown_escape
+from sitegen.render.text import INTRAWORD_UNDERSCORES, markdown_escape
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -91,8 +91,6 @@ def _inline_rule(state: StateCore) -> None:
 _CODE_OR_STRONG = re.compile(
     r"`([^`\n]+)`|(?:(?<=^)|(?<= ))\*\*([A-Za-z0-9](?:[^*`\\\[\]!<&~\n]*[A-Za-z0-9])?)\*\*(?=$|[ .,:;?)])"
 )
-# Underscores between ASCII letters or digits (snake_case): they can neither open nor close emphasis.
-_INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
 
 
 def inline_pieces(content: str) -> list[tuple[str, str]] | None:
@@ -130,7 +128,7 @@ def _plain(text: str, pieces: list[tuple[str, str]]) -> bool:
     """Add text as a text piece, if it holds no inline syntax."""
     if not text:
         return True
-    if _INLINE_SYNTAX.search(_INTRAWORD_UNDERSCORES.sub("", text) if "_" in text else text):
+    if _INLINE_SYNTAX.search(INTRAWORD_UNDERSCORES.sub("", text) if "_" in text else text):
         return False
     pieces.append(("text", text))
     return True

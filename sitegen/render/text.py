@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -9,6 +10,7 @@ from markupsafe import Markup, escape
 
 __all__ = [
     "FOLD_AFTER_LINES",
+    "INTRAWORD_UNDERSCORES",
     "PREVIEW_LINES",
     "Folded",
     "escape_text",
@@ -30,6 +32,11 @@ def escape_text(text: str) -> Markup:
     """Escape for element content only (never attributes): quotes stay as they are, which keeps
     code-heavy pages a fifth smaller than full escaping."""
     return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+# Underscores between ASCII letters or digits (snake_case): in markdown they can neither open nor
+# close emphasis.
+INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
 
 
 def markdown_escape(raw: str) -> str:
