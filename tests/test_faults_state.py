@@ -115,3 +115,36 @@ def test_a_broken_fragment_cache_is_set_aside(tmp_path: Path, jobs: str) -> None
     ]
     assert "ZZ_BETA0_ZZ answer" in next(site.glob("sessions/*/*_beta-0.html")).read_text()
     assert orjson.loads(cache.read_bytes())["fragments"] is not None  # written anew
+
+
+def test_only_a_manifest_as_this_version_wrote_it_skips_the_value_check(
+    tmp_path: Path, built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitegen.site import manifest as manifest_module
+
+    site = tmp_path / "site"
+    shutil.copytree(built[1], site)
+    path = site / MANIFEST
+    checks: list[str] = []
+    monkeypatch.setattr(manifest_module, "_wrong_value", lambda data: checks.append("checked"))
+
+    def load() -> int:
+        """How many times the values were checked in loading the manifest (0 or 1)."""
+        before = len(checks)
+        assert len(manifest_module.SiteManifest.load(site).sessions) == 5
+        return len(checks) - before
+
+    assert load() == 0  # as the build wrote it
+    # The same data written otherwise (by hand, by another tool): checked.
+    path.write_bytes(orjson.dumps(orjson.loads(path.read_bytes()), option=orjson.OPT_INDENT_2))
+    assert load() == 1
+    manifest_module.SiteManifest.load(site).save(site)
+    assert load() == 0
+    # Its digest gone: checked.
+    (site / f"{MANIFEST}.digest").unlink()
+    assert load() == 1
+    # Written by another version of sitegen: checked.
+    with monkeypatch.context() as other:
+        other.setattr(manifest_module, "__version__", "0.0.0-other")
+        manifest_module.SiteManifest.load(site).save(site)
+    assert load() == 1
