@@ -197,6 +197,37 @@
     }, holding);
   }
 
+  // Entries above a jump's target get their real heights as they are drawn, some after the jump has
+  // settled, which moves the target: for a while after landing, each change in the conversation's size
+  // lands on it again, until the reader scrolls, types or clicks, or jumps elsewhere.
+  var held = null;
+  var heldUntil = 0;
+  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (type) {
+    window.addEventListener(
+      type,
+      function () {
+        holdEnded = true;
+      },
+      { passive: true, capture: true }
+    );
+  });
+  if (conversation && typeof ResizeObserver === "function") {
+    new ResizeObserver(function () {
+      if (held && !holdEnded && Date.now() < heldUntil && held.isConnected) {
+        scrollToElement(held, true);
+      } else {
+        held = null;
+      }
+    }).observe(conversation);
+  }
+
+  function land(element, milliseconds) {
+    held = element;
+    heldUntil = Date.now() + milliseconds;
+    holdEnded = false;
+    scrollToElement(element, true);
+  }
+
   // What a jump lands on: a tool's result is shown inside its call, so the call's card is the target.
   function landingOf(entry) {
     var card = entry.classList.contains("tool-result") ? entry.closest(".tool") : null;
@@ -219,7 +250,7 @@
     if (!entry.getClientRects().length) {
       setFilter("all");
     }
-    scrollToElement(landingOf(entry));
+    land(landingOf(entry), 1500);
   }
 
   // Open a branch at a given entry: show the path to leaf, then scroll to where the branch starts.
@@ -234,7 +265,7 @@
       if (!entry.getClientRects().length) {
         setFilter("all");
       }
-      scrollToElement(landingOf(entry));
+      land(landingOf(entry), 1500);
     }
   }
 
@@ -564,30 +595,11 @@
     );
   });
 
-  // Entries above the target get their real heights as they are drawn, which moves it: for a few
-  // seconds after opening, each change in the conversation's size lands on it again, until the
-  // reader scrolls, types or clicks, or goes elsewhere.
-  function holdInitial(id) {
-    if (!conversation || typeof ResizeObserver !== "function") {
-      return;
-    }
-    var until = Date.now() + 3000;
-    holdEnded = false;
-    var observer = new ResizeObserver(function () {
-      var entry = entryById.get(id);
-      if (holdEnded || userMoved || idFromHash() !== id || Date.now() > until || !entry) {
-        observer.disconnect();
-        return;
-      }
-      scrollToElement(landingOf(entry), true);
-    });
-    observer.observe(conversation);
-  }
-
   var initial = idFromHash();
   function openInitial() {
     openEntry(initial, true, false);
-    holdInitial(initial);
+    // A first load draws the most entries: hold a deep link's target longer.
+    heldUntil = Date.now() + 3000;
   }
   if (initial !== null) {
     // Once every module's script has run, so that each hears sitegen:open (the tree marks the row).

@@ -76,6 +76,32 @@ def test_j_and_k_step_between_prompts(opened: tuple[Page, PageWatch]) -> None:
     assert_clean(watch)
 
 
+def test_a_jump_holds_its_target_until_the_reader_moves(opened: tuple[Page, PageWatch]) -> None:
+    page, watch = opened
+    top = (
+        "() => document.getElementById('entry-u3').getBoundingClientRect().top"
+        " - document.querySelector('.toolbar').getBoundingClientRect().bottom"
+    )
+    # Without the browser's scroll anchoring, as when the entries drawn late sit outside its anchor.
+    page.evaluate("document.documentElement.style.overflowAnchor = 'none'")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.wait_for_function(f"() => Math.abs(({top})()) < 20")
+    landed = page.evaluate(top)
+    # An entry above gets its real height after the jump has settled: the target is landed on again.
+    page.evaluate("document.getElementById('entry-u1').style.paddingTop = '300px'")
+    page.wait_for_function(f"() => Math.abs(({top})() - {landed}) < 2")
+    # Once the reader scrolls, a later change above is theirs to see: the page does not scroll back.
+    page.mouse.wheel(0, 40)
+    page.wait_for_function(f"() => ({top})() < {landed} - 20")
+    moved = page.evaluate("scrollY")
+    page.evaluate("document.getElementById('entry-u1').style.paddingTop = '600px'")
+    page.wait_for_timeout(300)
+    assert page.evaluate("scrollY") == moved
+    assert_clean(watch)
+
+
 def test_a_click_opens_the_prompt(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     page.click("#tab-outline")
