@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import shutil
 import stat
 from collections.abc import Iterator
@@ -44,8 +43,9 @@ def replacing(path: Path, undoable: bool = True) -> Iterator[BinaryIO]:
     No fsync: pages and indexes can be rebuilt, and syncing thousands of them would dominate a build
     (session files use sitegen.session.storage.atomic_write_bytes, which does sync)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A short name: the target's own name may already be as long as the file system allows.
-    temp = path.with_name(f".sitegen-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    # A short name: the target's own name may already be as long as the file system allows. os.urandom,
+    # not secrets: the name needs no more than uniqueness, and secrets' imports cost a rebuild 5 ms.
+    temp = path.with_name(f".sitegen-{os.getpid()}-{os.urandom(4).hex()}.tmp")
     try:
         with open(temp, "wb") as handle:
             yield handle

@@ -93,3 +93,30 @@ def test_a_broken_related_state_is_computed_again(tmp_path: Path, content: bytes
     state.write_bytes(content)
     assert remembered_related(state, _terms()) == related_sessions(_terms())
     assert orjson.loads(state.read_bytes())["related"] == related_sessions(_terms())
+
+
+def test_related_lists_are_written_only_where_they_change_and_repaired_when_damaged(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    write(agent, "pg-1", "postgres migration index vacuum replication postgres")
+    write(agent, "pg-2", "postgres vacuum replication migration")
+    write(agent, "ui-1", "react hooks component state rendering")
+    site = tmp_path / "site"
+    build(site, agent)
+    scripts = {path.name: path for path in site.glob("sessions/*/*.related.js")}
+    assert len(scripts) == 3
+    before = {name: path.stat().st_mtime_ns for name, path in scripts.items()}
+    good = {name: path.read_bytes() for name, path in scripts.items()}
+    result = build(site, agent)
+    assert not [name for name in result.written if name.endswith(".related.js")]
+    assert {name: path.stat().st_mtime_ns for name, path in scripts.items()} == before
+    # A list cut short or removed by hand is written again by the next build that changes anything,
+    # though the lists themselves did not change.
+    pg1 = next(path for name, path in scripts.items() if "_pg-1" in name)
+    ui1 = next(path for name, path in scripts.items() if "_ui-1" in name)
+    pg1.write_bytes(good[pg1.name][:-5])
+    ui1.unlink()
+    write(agent, "zz-1", "zebra quokka narwhal")
+    result = build(site, agent)
+    rewritten = {Path(name).name for name in result.written if name.endswith(".related.js")}
+    assert {pg1.name, ui1.name} <= rewritten and not any("_pg-2" in name for name in rewritten)
+    assert {name: path.read_bytes() for name, path in scripts.items()} == good

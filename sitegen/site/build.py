@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-import orjson
-
 from sitegen import __version__
 from sitegen.errors import SitegenError
-from sitegen.fileio import is_disk_full, open_regular, remove_file, remove_tree, replace_file
+from sitegen.fileio import is_disk_full, remove_file, remove_tree, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.odek.store import default_odek_dirs
@@ -35,14 +33,13 @@ from sitegen.site.jobs import (
     fragments_path,
     link_parents,
     related_script,
-    relative_url,
     render_order,
     subagent_search_key,
 )
 from sitegen.site.lock import Holder, site_lock, take_unclean_end
 from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
 from sitegen.site.records import SessionRecord
-from sitegen.site.related import remembered_related
+from sitegen.site.related import write_related
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.sources import (
     Source,
@@ -254,35 +251,6 @@ def _hash(path: Path) -> tuple[str | None, str | None]:
         return content_hash(path), None
     except OSError as error:
         return None, f"Cannot read it: {error.strerror or error}"
-
-
-def write_related(site_dir: Path, manifest: SiteManifest) -> list[str]:
-    """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed."""
-    records = {record.key: record for record in manifest.records()}
-    terms = {key: record.terms for key, record in records.items()}
-    related = remembered_related(site_dir / OWNER_MARK / "related.json", terms)
-    written = []
-    for key, record in records.items():
-        items = [
-            {
-                "title": records[other].title,
-                "url": relative_url(record.page, records[other].page),
-                "project": records[other].project,
-            }
-            for other in related.get(key, [])
-        ]
-        data = b"window.sitegenRelated(" + orjson.dumps(items) + b");\n"
-        relative = related_script(record.page)
-        target = site_dir / relative
-        try:
-            with open_regular(target) as handle:
-                if handle.read() == data:
-                    continue
-        except OSError:
-            pass
-        replace_file(target, data)
-        written.append(relative)
-    return written
 
 
 def _parent_session(source: str) -> str | None:
@@ -510,10 +478,11 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         with _imports_settled():
             from sitegen.site.indexes import IndexWriter, PromptsSummary
 
+        records = manifest.records()
         with clock.phase("related"):
-            result.written.extend(write_related(out, manifest))
+            result.written.extend(write_related(out / OWNER_MARK, out, records))
         clock.enter("search")
-        documents = search_documents(manifest.records())
+        documents = search_documents(records)
         documents.update(prompts.documents)
         changed_documents = {*result.rendered, *indexed, *manifest.indexed, *prompts.indexed}
         search = update_search_index(out, documents, changed_documents)

@@ -1,21 +1,25 @@
-"""Related sessions: TF-IDF over user and assistant text, cosine similarity, five per session."""
+"""Related sessions: TF-IDF over user and assistant text, cosine similarity, five per session; their lists
+written beside the pages."""
 
 from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import orjson
 
 from sitegen.fileio import open_regular, replace_file
+from sitegen.site.jobs import related_script, relative_url
+from sitegen.site.records import SessionRecord
 from sitegen.site.shape import conforms
 from sitegen.transcript.model import Transcript
 
-__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms"]
+__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "write_related"]
 
 RELATED_COUNT = 5
 # Terms kept per session: enough to tell sessions apart, small enough to keep in the manifest.
@@ -214,3 +218,53 @@ def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> d
     related = related_sessions(terms)
     replace_file(state, orjson.dumps({"digest": digest, "related": related}, option=orjson.OPT_SORT_KEYS))
     return related
+
+
+def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[SessionRecord]) -> list[str]:
+    """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed;
+    returns the files written, relative to site_dir."""
+    records = {record.key: record for record in session_records}
+    terms = {key: record.terms for key, record in records.items()}
+    related = remembered_related(state_dir / "related.json", terms)
+    # What each file was written with, by digest: a file still of that size is not read back to compare
+    # (reading them all was a fifth of a one-session rebuild's related phase).
+    kept_path = state_dir / "related-pages.json"
+    kept = _load_digests(kept_path)
+    digests: dict[str, str] = {}
+    written = []
+    for key, record in records.items():
+        items = [
+            {
+                "title": records[other].title,
+                "url": relative_url(record.page, records[other].page),
+                "project": records[other].project,
+            }
+            for other in related.get(key, [])
+        ]
+        data = b"window.sitegenRelated(" + orjson.dumps(items) + b");\n"
+        relative = related_script(record.page)
+        digest = digests[relative] = hashlib.blake2b(data, digest_size=8).hexdigest()
+        target = site_dir / relative
+        if kept.get(relative) == digest and _size_of(target) == len(data):
+            continue
+        replace_file(target, data)
+        written.append(relative)
+    if digests != kept:
+        replace_file(kept_path, orjson.dumps(digests, option=orjson.OPT_SORT_KEYS))
+    return written
+
+
+def _load_digests(path: Path) -> dict[str, str]:
+    try:
+        with open_regular(path) as handle:
+            kept = orjson.loads(handle.read())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return kept if conforms(kept, dict[str, str]) else {}
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1

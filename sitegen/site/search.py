@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import re
 import zlib
 from collections import Counter
@@ -401,10 +402,13 @@ def _chunks(site_dir: Path, entries: Sequence[SearchEntry]) -> list[list[Any]]:
     return chunks
 
 
-def _cache_path(site_dir: Path, key: str) -> Path:
+def _cache_name(key: str) -> str:
     # The layout is in the name, so has_search_entries counts a cache of an older layout as missing.
-    name = hashlib.blake2b(f"{CACHE_FORMAT}:{key}".encode(), digest_size=10).hexdigest()
-    return site_dir / CACHE_DIR / f"{name}.json"
+    return hashlib.blake2b(f"{CACHE_FORMAT}:{key}".encode(), digest_size=10).hexdigest() + ".json"
+
+
+def _cache_path(site_dir: Path, key: str) -> Path:
+    return site_dir / CACHE_DIR / _cache_name(key)
 
 
 def stored_postings(site_dir: Path, key: str) -> dict[str, str] | None:
@@ -504,11 +508,14 @@ def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> l
 
 
 def _remove_unlisted(folder: Path, keep: set[str]) -> None:
-    if not folder.is_dir():
+    # scandir: its entries know their type, where a Path would stat each of thousands of files again.
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
         return
-    for path in folder.iterdir():
-        if path.name not in keep and path.is_file():
-            remove_file(path)
+    for entry in entries:
+        if entry.name not in keep and entry.is_file():
+            remove_file(folder / entry.name)
 
 
 def _write_if_changed(path: Path, data: bytes) -> bool:
@@ -585,5 +592,5 @@ def update_search_index(
     shard_names = {f"{name}.js" for segment in segments.values() for name in segment["shards"][1] if name}
     _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
     _remove_unlisted(site_dir / SEARCH_DIR / "d", {f"{chunk[1]}.js" for listed in chunks.values() for chunk in listed})
-    _remove_unlisted(site_dir / CACHE_DIR, {_cache_path(site_dir, key).name for key in keys} | {"state.json"})
+    _remove_unlisted(site_dir / CACHE_DIR, {_cache_name(key) for key in keys} | {"state.json"})
     return result
