@@ -1,7 +1,5 @@
 """The sitegen command line: parse options, call one core function, report; errors become one line."""
 
-from __future__ import annotations
-
 import functools
 import logging
 import os
@@ -16,6 +14,7 @@ from sitegen.cli_text import json_text as _json_text
 from sitegen.cli_text import printable as _printable
 from sitegen.cli_text import visible as _visible
 from sitegen.errors import SitegenError
+from sitegen.gcpause import imports_settled
 
 __all__ = ["app", "main"]
 
@@ -298,7 +297,8 @@ def export_command(
     odek_dir: OdekDirOption = None,
 ) -> None:
     """Write one self-contained HTML page for a session."""
-    from sitegen.render.export import export_page, load_transcript
+    with imports_settled():
+        from sitegen.render.export import export_page, load_transcript
 
     if artifacts not in ("budget", "full", "none"):
         raise typer.BadParameter(f"{artifacts!r} is not one of budget, full, none", param_hint="--artifacts")
@@ -339,7 +339,8 @@ def build_command(
     no_wait: NoWaitOption = False,
 ) -> None:
     """Build a static site over every session of every project (default output: ./site)."""
-    from sitegen.cli_site import BuildOptions, run_build
+    with imports_settled():
+        from sitegen.cli_site import BuildOptions, run_build
 
     if demo and (agent_dir or odek_dir):
         raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
@@ -360,7 +361,8 @@ def watch_command(
     no_wait: NoWaitOption = False,
 ) -> None:
     """Build, serve and rebuild on every change; open pages reload themselves (Ctrl-C stops)."""
-    from sitegen.cli_site import BuildOptions, run_watch
+    with imports_settled():
+        from sitegen.cli_site import BuildOptions, run_watch
 
     _check_given_dirs(agent_dir, odek_dir)
     options = BuildOptions(out, agent_dir or [], odek_dir or [], demo, open_site=open_site, wait=not no_wait)
@@ -459,7 +461,9 @@ def share_command(
     """Share a session page through your share.py handler, or else as a secret GitHub gist."""
     from sitegen.errors import ShareCancelled
     from sitegen.redact import Redactor
-    from sitegen.render.export import export_page, load_transcript
+
+    with imports_settled():
+        from sitegen.render.export import export_page, load_transcript
     from sitegen.share import gist_title, share_session, size_warning
 
     path = _resolve(session, agent_dir, odek_dir)

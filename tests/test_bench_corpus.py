@@ -75,9 +75,7 @@ def test_sessions_open_with_every_feature(corpus: ModuleType, tmp_path: Path) ->
         assert calls.keys() == results.keys()
         assert {"read", "bash", "edit"} <= set(calls.values())
         assert all(m["usage"]["cost"]["total"] >= 0 for m in messages if m["role"] == "assistant")
-        assert any(
-            "-" in r["details"]["diff"] for r in results.values() if r["toolName"] == "edit" and r["details"]
-        )
+        assert any("-" in r["details"]["diff"] for r in results.values() if r["toolName"] == "edit" and r["details"])
 
         # Branches: more than one leaf, and the context at the default leaf builds.
         tree = session.tree

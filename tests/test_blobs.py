@@ -113,9 +113,7 @@ def test_malformed_refs_are_untouched_and_never_looked_up(tmp_path: Path) -> Non
     entries = [
         message("b0000001", None, "user", [image(v) for v in values]),
         message("b0000002", "b0000001", "user", [{"type": "image_url", "image_url": v} for v in values]),
-        message(
-            "b0000003", "b0000002", "user", [{"type": "image_url", "image_url": {"url": v}} for v in values]
-        ),
+        message("b0000003", "b0000002", "user", [{"type": "image_url", "image_url": {"url": v}} for v in values]),
     ]
     session = open_session(write_session(path, entries))
     content = [e["message"]["content"] for e in session.entries]
@@ -151,9 +149,7 @@ def test_default_stores_are_searched_in_order(tmp_path: Path) -> None:
     pi, omp = tmp_path / "home" / ".pi" / "agent", tmp_path / "home" / ".omp" / "agent"
     (omp / "blobs").mkdir(parents=True)
     (omp / "blobs" / PNG_HASH).write_bytes(PNG)
-    path = write_session(
-        tmp_path / "loose" / "s.jsonl", [message("b0000001", None, "user", [image(ref(PNG_HASH))])]
-    )
+    path = write_session(tmp_path / "loose" / "s.jsonl", [message("b0000001", None, "user", [image(ref(PNG_HASH))])])
     session = open_session(path, default_agent_dirs=[pi, omp])
     assert session.entries[0]["message"]["content"][0]["data"] == PNG_B64
 

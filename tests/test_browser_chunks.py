@@ -179,9 +179,7 @@ def test_tree_search_and_filters_count_every_row(opened: tuple[Page, PageWatch])
     tree_search(page, "")
     # A view filter: the tree counts and draws only user prompts (the other branch's too).
     page.locator('button.filter[data-filter="user"]').click()
-    page.wait_for_function(
-        f"() => document.getElementById('tree-count').textContent === '{TURNS + 2} of {rows}'"
-    )
+    page.wait_for_function(f"() => document.getElementById('tree-count').textContent === '{TURNS + 2} of {rows}'")
     assert all(row.startswith("u") or row in ("old0", "last") for row in tree_rows(page))
     assert_clean(watch)
 
@@ -242,9 +240,9 @@ def test_find_puts_in_only_the_chunks_that_hold_a_match(without_idle: tuple[Page
     # Find does the same: a word of one late entry, and the count is still exact.
     page.locator("#find").fill("ZZ_STEP_420_ZZ")
     page.wait_for_function("() => document.getElementById('find-status').textContent === '1 of 1'")
-    assert page.evaluate(
-        "() => document.querySelectorAll('script[type=\"text/x-sitegen-entries\"]').length"
-    ) == after - 1
+    assert (
+        page.evaluate("() => document.querySelectorAll('script[type=\"text/x-sitegen-entries\"]').length") == after - 1
+    )
     # Typing on: the next search finds what the chunks still to come hold, from their text kept by the first.
     page.locator("#find").fill("ZZ_STEP_300_ZZ")
     page.wait_for_function("() => document.getElementById('find-status').textContent === '1 of 1'")

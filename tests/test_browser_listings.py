@@ -96,7 +96,14 @@ def test_project_rows_are_two_lines_with_the_title_taking_the_width(browser: Bro
         assert cell["width"] > 0.45 * table["width"]
         headers = page.locator("#sessions thead th").all_inner_texts()
         assert [h.strip(" ↕") for h in headers] == [
-            "Session", "Started", "Last activity", "Duration", "Msgs", "Tools", "Cost", "Size",
+            "Session",
+            "Started",
+            "Last activity",
+            "Duration",
+            "Msgs",
+            "Tools",
+            "Cost",
+            "Size",
         ]
         # A long model id is shortened, the full id on hover.
         model = page.locator("#sessions .model", has_text="claude-sonnet").first

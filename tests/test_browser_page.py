@@ -549,8 +549,10 @@ def test_lexer_error_tokens_read_as_plain_text(browser: Browser, tmp_path: Path)
     try:
         token = page.locator("#entry-r1 pre .err").first
         assert token.inner_text() == "$"
-        style = token.evaluate("e => [getComputedStyle(e).borderTopStyle, getComputedStyle(e).color,"
-                               " getComputedStyle(e.parentElement).color]")
+        style = token.evaluate(
+            "e => [getComputedStyle(e).borderTopStyle, getComputedStyle(e).color,"
+            " getComputedStyle(e.parentElement).color]"
+        )
         assert style[0] == "none" and style[1] == style[2]
         assert_clean(watch)
     finally:

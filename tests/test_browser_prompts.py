@@ -162,7 +162,7 @@ def test_prompts_are_their_own_kind_in_the_site_search(browser: Browser, site: P
 def test_hostile_prompts_are_shown_as_text_and_stay_inert(browser: Browser, tmp_path: Path) -> None:
     # Older than the prompts the page holds itself: prompts.js renders them, and the site search shows them.
     hostile = (
-        "zzhostile <script>window.zzRan = 1</script> <img src=x onerror=\"window.zzRan = 2\"> "
+        'zzhostile <script>window.zzRan = 1</script> <img src=x onerror="window.zzRan = 2"> '
         "[click](javascript:window.zzRan=3) javascript:window.zzRan=4"
     )
     rows = [HistoryRow(hostile, T0, "/work/<b>zz</b>", None)]

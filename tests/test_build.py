@@ -709,21 +709,3 @@ def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
-
-
-def test_settled_imports_leave_the_collector_as_they_found_it() -> None:
-    import gc
-
-    from sitegen.gcpause import heap_frozen
-    from sitegen.site.build import _imports_settled
-
-    with _imports_settled():
-        assert not gc.isenabled()
-        made = [[index] for index in range(5000)]
-    # What the block made was filed with the old objects, not left for the next young collection.
-    assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_count()[0] < 1000
-    with heap_frozen():
-        frozen = gc.get_freeze_count()
-        with _imports_settled():
-            made.append([])
-        assert gc.get_freeze_count() == frozen  # a render's frozen heap stays frozen

@@ -131,7 +131,9 @@ def test_export_and_share_of_values_nested_a_thousand_deep(tmp_path: Path) -> No
     stamp = '"timestamp":"2026-01-01T00:01:00.000Z"'
     call = '{"type":"toolCall","id":"c1","name":"x","arguments":' + deep + "}"
     lines = [
-        '{"type":"message","id":"a1","parentId":"u1",' + stamp + ',"message":{"role":"assistant",'
+        '{"type":"message","id":"a1","parentId":"u1",'
+        + stamp
+        + ',"message":{"role":"assistant",'
         + '"content":['
         + call
         + "]}}",

@@ -32,9 +32,7 @@ class Chain:
     def __init__(self) -> None:
         self.entries: list[dict[str, Any]] = []
 
-    def add(
-        self, kind: str, entry_id: str, parent: str | bool | None = True, **fields: Any
-    ) -> dict[str, Any]:
+    def add(self, kind: str, entry_id: str, parent: str | bool | None = True, **fields: Any) -> dict[str, Any]:
         if parent is True:
             parent = self.entries[-1]["id"] if self.entries else None
         e = {"type": kind, "id": entry_id, "parentId": parent, "timestamp": at(len(self.entries)), **fields}
@@ -179,9 +177,9 @@ def test_pi_model_change_with_provider_and_model_id() -> None:
     c.add("model_change", "m1", provider="anthropic", modelId="claude-opus-4-5")
     assert build_session_context(c.entries).models == {"default": "anthropic/claude-opus-4-5"}
     assert model_of_change({"type": "model_change", "provider": "anthropic", "modelId": "x"}) == "anthropic/x"
-    assert model_of_change(
-        {"type": "model_change", "model": "openai/gpt-4o", "provider": "p", "modelId": "m"}
-    ) == ("openai/gpt-4o")
+    assert model_of_change({"type": "model_change", "model": "openai/gpt-4o", "provider": "p", "modelId": "m"}) == (
+        "openai/gpt-4o"
+    )
     assert model_of_change({"type": "model_change"}) is None
 
 
@@ -349,9 +347,7 @@ def test_the_latest_compaction_on_the_path_governs() -> None:
     assert messages[0]["summary"] == "ZZ_NEW_SUMMARY_ZZ"
     assert texts(messages[1:]) == ["ZZ_3_ZZ", "ZZ_4_ZZ"]
     # At a leaf before the second compaction, the first one applies.
-    assert [m.get("summary") for m in build_session_context(c.entries, "u2").messages][:1] == [
-        "ZZ_OLD_SUMMARY_ZZ"
-    ]
+    assert [m.get("summary") for m in build_session_context(c.entries, "u2").messages][:1] == ["ZZ_OLD_SUMMARY_ZZ"]
     assert texts(build_session_context(c.entries, "u2").messages[1:]) == ["ZZ_1_ZZ", "ZZ_2_ZZ"]
 
 
@@ -463,7 +459,6 @@ def test_pi_fixture_models() -> None:
 
 
 # --- robustness -------------------------------------------------------------------------------------
-
 
 
 def test_parent_cycle_terminates() -> None:

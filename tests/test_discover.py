@@ -150,9 +150,7 @@ def test_read_session_info_fields(tmp_path: Path) -> None:
         assistant("done"),
         user("second prompt", "u0000002"),
     ]
-    path = write_session(
-        tmp_path, ID_A, "/work/a", entries, header={"parentSession": ID_C}, mtime=1_780_000_000.5
-    )
+    path = write_session(tmp_path, ID_A, "/work/a", entries, header={"parentSession": ID_C}, mtime=1_780_000_000.5)
     info = read_session_info(path)
     assert info is not None
     assert info.id == ID_A
@@ -310,9 +308,7 @@ def test_same_dir_given_twice_lists_each_file_once(pi_dir: Path, tmp_path: Path)
     assert len(list_all([pi_dir, alias])) == 1
 
 
-def test_flat_session_dir_from_env_and_argument(
-    pi_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_flat_session_dir_from_env_and_argument(pi_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     flat = tmp_path / "flat"
     in_flat = write_session(flat, ID_C, "/work/a", mtime=5_000)
     in_pi = write_session(pi_dir / "sessions" / "p", ID_A, "/work/a", mtime=1_000)
@@ -415,9 +411,7 @@ def projects(pi_dir: Path) -> dict[str, Path]:
     sessions = pi_dir / "sessions"
     return {
         "a1": write_session(sessions / "a", ID_A, "/work/a", mtime=1_000),
-        "a2": write_session(
-            sessions / "a", ID_B, "/work/a", timestamp="2026-06-03T09:30:00.000Z", mtime=2_000
-        ),
+        "a2": write_session(sessions / "a", ID_B, "/work/a", timestamp="2026-06-03T09:30:00.000Z", mtime=2_000),
         "c": write_session(sessions / "c", ID_C, "/work/c", timestamp="2026-06-04T08:00:00.000Z"),
     }
 
@@ -456,9 +450,7 @@ def test_id_and_file_name_prefixes(projects: dict[str, Path], pi_dir: Path, arg:
 
 def test_id_after_the_timestamp_in_the_file_name(pi_dir: Path) -> None:
     # the header id differs from the file's (a copied file): the file's id part still matches
-    path = write_session(
-        pi_dir / "sessions" / "x", ID_A, "/w", name="2026-06-01T14-00-00-000Z_feedbeef-0000.jsonl"
-    )
+    path = write_session(pi_dir / "sessions" / "x", ID_A, "/w", name="2026-06-01T14-00-00-000Z_feedbeef-0000.jsonl")
     assert resolve_session("FEEDBEEF", cwd="/w", dirs=[pi_dir]) == path
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sessions import branching_session
 
-from sitegen.gcpause import collector_paused
+from sitegen.gcpause import collector_paused, heap_frozen, imports_settled
 from sitegen.render.export import load_transcript
 from sitegen.site.manifest import SiteManifest
 
@@ -35,3 +35,16 @@ def test_loads_leave_the_collector_on(tmp_path: Path) -> None:
     (tmp_path / ".sitegen" / "manifest.json").write_text("{broken")
     assert SiteManifest.load(tmp_path).sessions == {}
     assert gc.isenabled()
+
+
+def test_settled_imports_leave_the_collector_as_they_found_it() -> None:
+    with imports_settled():
+        assert not gc.isenabled()
+        made = [[index] for index in range(5000)]
+    # What the block made was filed with the old objects, not left for the next young collection.
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_count()[0] < 1000
+    with heap_frozen():
+        frozen = gc.get_freeze_count()
+        with imports_settled():
+            made.append([])
+        assert gc.get_freeze_count() == frozen  # a render's frozen heap stays frozen

@@ -91,8 +91,7 @@ DEFECTS: list[tuple[str, Callable[[Path], None], str, bool]] = [
 FINE: list[tuple[str, Callable[[Path], None]]] = [
     (
         "unknown extra columns",
-        lambda path: documented_store(path, [GOOD])
-        and _table(path, "ALTER TABLE history ADD COLUMN mood TEXT"),
+        lambda path: documented_store(path, [GOOD]) and _table(path, "ALTER TABLE history ADD COLUMN mood TEXT"),
     ),
     ("a 1 MB prompt", lambda path: omp_store(path, [HistoryRow("ZZ_HUGE_ZZ " + "y" * 1_000_000, T, "/w", None)])),
     ("hostile text", lambda path: omp_store(path, [HistoryRow(HOSTILE, T, "/w", None)])),

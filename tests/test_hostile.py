@@ -47,9 +47,7 @@ class TagCollector(HTMLParser):
 
 def hostile_session(tmp_path: Path) -> Path:
     payload = "\n\n".join(PAYLOADS)
-    b = SessionBuilder(
-        session_id='evil"><script>ZZ_ID_ZZ</script>', cwd="/tmp/<script>alert('ZZ_CWD_ZZ')</script>"
-    )
+    b = SessionBuilder(session_id='evil"><script>ZZ_ID_ZZ</script>', cwd="/tmp/<script>alert('ZZ_CWD_ZZ')</script>")
     b.add("session_info", "info0001", None, name="<script>ZZ_TITLE_ZZ</script></title>")
     b.user('u"1<x>', payload)
     b.assistant(

@@ -234,9 +234,7 @@ def test_list_from_index_orders_by_updated_descending(store_dir: Path) -> None:
     assert entries[0].path == store_dir / f"{ID_B}.json"
 
 
-def test_list_skips_stale_index_entries_with_a_warning(
-    store_dir: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_list_skips_stale_index_entries_with_a_warning(store_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
     docs = make_three(store_dir)
     gone = session_doc("20260101-aaaaaa", "2026-06-01T00:00:00Z")
     write(store_dir / "index.json", [index_row(d) for d in [*docs, gone]] + [{"id": "../evil"}])
@@ -276,9 +274,7 @@ def test_list_falls_back_to_scanning(store_dir: Path, index: str) -> None:
     assert entries[0].title == f"task of {ID_B}"
 
 
-def test_scan_skips_unloadable_files_with_a_warning(
-    store_dir: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_scan_skips_unloadable_files_with_a_warning(store_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
     make_three(store_dir)
     write(store_dir / "20260520-badbad.json", session_doc("20260520-other", "2030-01-01T00:00:00Z"))
     (store_dir / "20260521-broken.json").write_text("{", encoding="utf-8")

@@ -78,9 +78,7 @@ def test_untrusted_block_cannot_be_closed_by_its_content() -> None:
 
 def test_truncated_untrusted_blocks_fail_safe() -> None:
     # The head keeps the opening tag, the tail the closing one; the omission sits inside the block.
-    cut = wrap(
-        "https://big.example", "top\n\n... [900 bytes omitted — output was 1000 bytes total] ...\n\nbottom"
-    )
+    cut = wrap("https://big.example", "top\n\n... [900 bytes omitted — output was 1000 bytes total] ...\n\nbottom")
     parsed = parse_tool_output(cut)
     assert [(s.kind, s.text) for s in parsed.segments] == [
         ("untrusted", "top"),
@@ -92,8 +90,7 @@ def test_truncated_untrusted_blocks_fail_safe() -> None:
     assert unclosed.segments[-1].kind == "untrusted" and not unclosed.segments[-1].closed
     # A closing tag whose opening was lost: the text since the omission marker is untrusted.
     orphan = parse_tool_output(
-        "ok\n\n... [5 bytes omitted — output was 9 bytes total] ...\n\n"
-        f"page tail\n</untrusted_content_{N2}>\nZZ_AFTER"
+        f"ok\n\n... [5 bytes omitted — output was 9 bytes total] ...\n\npage tail\n</untrusted_content_{N2}>\nZZ_AFTER"
     )
     assert [s.kind for s in orphan.segments] == ["text", "omitted", "untrusted", "text"]
     assert orphan.segments[2].text == "page tail" and orphan.segments[3].text == "\nZZ_AFTER"
@@ -231,9 +228,7 @@ def test_transcript_from_odek() -> None:
     assert c3.arguments == "{not json" and c4.arguments == {}
     # Results pair by tool_call_id, whatever their order.
     assert c1.result is transcript.nodes[4].result and c2.result is transcript.nodes[3].result
-    assert (
-        c1.result is not None and c1.result.tool_name == "read_file" and "odekFrame" not in c1.result.details
-    )
+    assert c1.result is not None and c1.result.tool_name == "read_file" and "odekFrame" not in c1.result.details
     assert c2.result is not None
     fetched = c2.result.details["odekFrame"]
     assert fetched["framed"] and fetched["untrustedSources"] == ["https://docs.example"]
@@ -294,9 +289,7 @@ def test_parse_arguments() -> None:
 def test_load_odek_transcript_from_a_store(tmp_path: Path) -> None:
     (tmp_path / "audit").mkdir()
     (tmp_path / f"{SID}.json").write_bytes(orjson.dumps(odek_doc()))
-    (tmp_path / "audit" / f"{SID}.json").write_bytes(
-        orjson.dumps({"session_id": SID, "turns": [{"turn": 1}]})
-    )
+    (tmp_path / "audit" / f"{SID}.json").write_bytes(orjson.dumps({"session_id": SID, "turns": [{"turn": 1}]}))
     transcript = load_odek_transcript(OdekStore(tmp_path), SID)
     assert transcript.audit is not None and transcript.audit["turns"] == [{"turn": 1}]
     assert transcript.source_path == tmp_path / f"{SID}.json"

@@ -321,11 +321,10 @@ def test_a_render_thaws_only_the_heap_it_froze(branching: Path) -> None:
         gc.unfreeze()
 
 
-
 def test_custom_entries_show_their_data_escaped_and_markers_no_raw_json(tmp_path: Path) -> None:
     b = SessionBuilder()
     b.user("u1", "hello")
-    b.add("custom", "c1", customType="checkpoint", data={"seq": 7, "note": "<b>x</b> & \"q\""})
+    b.add("custom", "c1", customType="checkpoint", data={"seq": 7, "note": '<b>x</b> & "q"'})
     b.add("model_change", "m1", provider="openai", modelId="gpt-5")
     page = export_html(load_transcript(b.write(tmp_path / "s.jsonl")))
     custom = page[page.index('id="entry-c1"') : page.index('id="entry-m1"')]
@@ -341,7 +340,7 @@ def test_times_are_utc_to_the_second_and_nonsense_is_unknown() -> None:
     assert format_time(-500) == "1969-12-31 23:59:59 UTC"
     assert format_time(253_402_300_799_000) == "9999-12-31 23:59:59 UTC"
     assert format_time(253_402_300_800_000) == ""  # past year 9999
-    assert format_time(-10**15) == ""
+    assert format_time(-(10**15)) == ""
     assert format_time(None) == ""
 
 

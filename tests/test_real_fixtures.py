@@ -138,9 +138,7 @@ def test_tool_calls_pair_with_results(real_fixtures: Path, name: str) -> None:
     paired = [call for _, call in calls if call.result is not None]
     assert len(paired) == results_expected
     # Every result found its call, and by the right id.
-    assert {call.result.call_id for call in paired if call.result} == {
-        n.result.call_id for n in results if n.result
-    }
+    assert {call.result.call_id for call in paired if call.result} == {n.result.call_id for n in results if n.result}
     assert all(call.result is not None and call.result.call_id == call.id for call in paired)
     # Calls without a result come from turns that errored or were aborted, or ran into a compaction.
     reasons = Counter(node.meta.get("stopReason") for node, call in calls if call.result is None)

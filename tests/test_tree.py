@@ -33,7 +33,6 @@ def label(entry_id: str, parent: str | None, second: int, target: str, text: obj
     return e
 
 
-
 # --- the seed file ----------------------------------------------------------------------------------
 
 

@@ -127,8 +127,7 @@ def test_every_append_method_adds_one_entry_under_the_leaf(sessions_dir: Path) -
         writer.append_mode_change("plan", {"planFile": "/tmp/plan.md"}),
     ]
     assert [
-        {k: v for k, v in entry.items() if k not in ("id", "parentId", "timestamp")}
-        for entry in writer.entries
+        {k: v for k, v in entry.items() if k not in ("id", "parentId", "timestamp")} for entry in writer.entries
     ] == [
         {"type": "message", "message": user()},
         {"type": "message", "message": assistant()},
@@ -290,9 +289,7 @@ def test_line_count_follows_truncated_content() -> None:
     assert prepared["other"]["lineCount"] == 7  # not truncated: left as written
 
 
-@pytest.mark.parametrize(
-    ("data", "externalized"), [(image(765), False), ("A" * 1023, False), (image(768), True)]
-)
+@pytest.mark.parametrize(("data", "externalized"), [(image(765), False), ("A" * 1023, False), (image(768), True)])
 def test_image_externalization_threshold(data: str, externalized: bool) -> None:
     blobs = MemoryBlobStore()
     entry = {"message": {"content": [{"type": "image", "data": data, "mimeType": "image/png"}]}}
@@ -339,9 +336,7 @@ def test_round_trip_through_open_session_rehydrates_images(sessions_dir: Path) -
     writer = new_writer(sessions_dir)
     url = "data:image/jpeg;base64," + image(50, seed=3)
     writer.append_message({"role": "user", "content": [{"type": "image", "data": image(4000)}]})
-    writer.append_message(
-        assistant({"type": "text", "text": "seen"}, {"type": "image_url", "image_url": url})
-    )
+    writer.append_message(assistant({"type": "text", "text": "seen"}, {"type": "image_url", "image_url": url}))
     writer.append_custom_message("ext", [{"type": "image", "data": image(900, seed=2), "mimeType": "x"}])
     writer.flush()
     on_disk = writer.path.read_text()
@@ -550,9 +545,7 @@ _blocks = st.one_of(
     _images.map(lambda data: {"type": "image", "data": data, "mimeType": "image/png"}),
     _images.map(lambda data: {"type": "image_url", "image_url": {"url": "data:image/png;base64," + data}}),
 )
-_messages = st.tuples(
-    st.sampled_from(["user", "assistant", "toolResult"]), st.lists(_blocks, max_size=4), _texts
-)
+_messages = st.tuples(st.sampled_from(["user", "assistant", "toolResult"]), st.lists(_blocks, max_size=4), _texts)
 
 
 @settings(max_examples=60, deadline=None)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full, remove_file, remove_tree, replace_file
-from sitegen.gcpause import collector_paused
+from sitegen.gcpause import imports_settled
 from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
@@ -178,18 +177,6 @@ def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
         page.parent.rmdir()
 
 
-@contextmanager
-def _imports_settled() -> Iterator[None]:
-    """Imports make thousands of long-lived objects and no garbage: pause the collector while they
-    run, then file what they made with the old objects, so the next young collection does not walk
-    it all either (a tenth of a small rebuild went to such walks)."""
-    with collector_paused():
-        yield
-        if gc.get_freeze_count() == 0:  # no render holds the heap frozen
-            gc.freeze()
-            gc.unfreeze()  # the frozen objects join the oldest generation
-
-
 def _run_jobs(
     jobs: list[RenderJob],
     workers: int,
@@ -203,7 +190,7 @@ def _run_jobs(
         return []
     # Rendering imports jinja, markdown-it and pygments, the pool multiprocessing: only a build with
     # work to do pays for the first, and only one with several sessions to render for the second.
-    with _imports_settled():
+    with imports_settled():
         from sitegen.site.worker import render_job
 
     outcomes: list[RenderOutcome] = []
@@ -475,7 +462,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     if jobs or removed or full or new_problems or unnamed_changed or not manifest.complete or prompts.changed:
         resumed = not manifest.complete
         touched = {e.project_slug for e in [*removed, *new_problems]} | {j.project_slug for j in jobs}
-        with _imports_settled():
+        with imports_settled():
             from sitegen.site.indexes import IndexWriter, PromptsSummary
 
         records = manifest.records()
