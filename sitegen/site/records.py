@@ -51,7 +51,10 @@ class UsageLog:
     keys: list[str] = field(default_factory=list)
     # Each key counted once: a row that repeats an earlier row's key is left out of the sums.
     groups: list[UsageGroup] = field(default_factory=list)
-    rows_json: str = "[]"  # [[day, model, input, output, cache_read, cache_write, cost], ...]
+    # [[pair number, input, output, cache_read, cache_write, cost], ...]: numbers only, so the text
+    # needs no escapes inside the manifest (with its days and models quoted, it was half the file).
+    rows_json: str = "[]"
+    pairs: list[list[str]] = field(default_factory=list)  # [day, model] by pair number
 
     @classmethod
     def of(cls, rows: Sequence[UsageRecord]) -> UsageLog:
@@ -70,19 +73,29 @@ class UsageLog:
             total[5] += row.cache_read
             total[6] += row.cache_write
             total[7] += row.cost
+        numbers: dict[tuple[str, str], int] = {}
+        packed = [[numbers.setdefault((row.day, row.model), len(numbers)), *row[3:]] for row in rows]
         return cls(
             keys=[row.key for row in rows],
             groups=[UsageGroup(*total) for total in sums.values()],
-            rows_json=orjson.dumps([row[1:] for row in rows]).decode(),
+            rows_json=orjson.dumps(packed).decode(),
+            pairs=[list(pair) for pair in numbers],
         )
 
     def rows(self) -> list[UsageRecord]:
-        return [UsageRecord(key, *row) for key, row in zip(self.keys, orjson.loads(self.rows_json), strict=True)]
+        pairs = self.pairs
+        return [
+            UsageRecord(key, *pairs[row[0]], *row[1:])
+            for key, row in zip(self.keys, orjson.loads(self.rows_json), strict=True)
+        ]
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UsageLog:
         return cls(
-            keys=data["keys"], groups=[UsageGroup(*group) for group in data["groups"]], rows_json=data["rows_json"]
+            keys=data["keys"],
+            groups=[UsageGroup(*group) for group in data["groups"]],
+            rows_json=data["rows_json"],
+            pairs=data.get("pairs", []),
         )
 
 
