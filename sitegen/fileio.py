@@ -49,6 +49,7 @@ def replacing(path: Path, undoable: bool = True) -> Iterator[BinaryIO]:
     try:
         with open(temp, "wb") as handle:
             yield handle
+            _allocate(handle)
         journal = active_journal() if undoable else None
         if journal is not None:
             journal.keep(path)
@@ -56,6 +57,22 @@ def replacing(path: Path, undoable: bool = True) -> Iterator[BinaryIO]:
     finally:
         if temp.exists():
             temp.unlink()
+
+
+def _allocate(handle: BinaryIO) -> None:
+    """Give the written file its blocks now. Renamed over an older file, a file whose blocks the
+    kernel has not yet placed makes ext4 place and start writing them inside the rename (its guard
+    for programs that replace files without fsync): 2 ms for a 2 MB manifest, a tenth of that once
+    placed. A full disk is found here, before the rename, rather than by a later write-back."""
+    handle.flush()
+    size = handle.tell()
+    if size and hasattr(os, "posix_fallocate"):
+        try:
+            os.posix_fallocate(handle.fileno(), 0, size)
+        except OSError as error:
+            if is_disk_full(error):
+                raise
+            # A file system without it (EOPNOTSUPP, EINVAL): the rename does as it would have.
 
 
 def replace_file(path: Path, data: bytes | str, undoable: bool = True) -> int:
