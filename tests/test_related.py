@@ -120,3 +120,18 @@ def test_related_lists_are_written_only_where_they_change_and_repaired_when_dama
     rewritten = {Path(name).name for name in result.written if name.endswith(".related.js")}
     assert {pg1.name, ui1.name} <= rewritten and not any("_pg-2" in name for name in rewritten)
     assert {name: path.read_bytes() for name, path in scripts.items()} == good
+
+
+def test_lists_are_kept_while_the_vectors_are_the_same(tmp_path: Path) -> None:
+    # "error" is in every session: too common to weigh, a change to its count changes no vector.
+    terms = {f"s{i}": {"error": 3, f"topic{i % 4}": 2 + i % 3, f"own{i}": 1} for i in range(40)}
+    state = tmp_path / "related.json"
+    assert remembered_related(state, terms) == related_sessions(terms)
+    kept = orjson.loads(state.read_bytes())
+    kept["related"] = {"s0": ["marker"]}
+    state.write_bytes(orjson.dumps(kept))
+    more_errors = {**terms, "s7": {**terms["s7"], "error": 9}}
+    assert remembered_related(state, more_errors) == {"s0": ["marker"]}
+    # A weighed word's count changes that session's vector: the lists are computed again.
+    more_topic = {**terms, "s7": {**terms["s7"], "topic3": 7}}
+    assert remembered_related(state, more_topic) == related_sessions(more_topic)

@@ -153,11 +153,20 @@ def session_terms(transcript: Transcript) -> dict[str, int]:
     return dict(ranked)
 
 
+Vectors = dict[str, dict[str, float]]
+
+
 def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATED_COUNT) -> dict[str, list[str]]:
     """For each session key, the keys of the most similar other sessions, best first.
 
     Vectors are TF-IDF over each session's kept terms; candidates come from an inverted index,
     so only sessions that share a term are ever compared."""
+    return _most_similar(_vectors(terms), count)
+
+
+def _vectors(terms: Mapping[str, Mapping[str, int]]) -> Vectors:
+    """Each session's most telling words (at most INDEXED_TERMS), with their normalised TF-IDF
+    weights, by session key in sorted order; sessions without such a word are left out."""
     documents = len(terms)
     frequency: Counter[str] = Counter()
     for words in terms.values():
@@ -168,8 +177,7 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
     # Each word's idf and each count's tf factor once, not once per session that has them.
     idf = {word: math.log((1 + documents) / (1 + df)) for word, df in frequency.items() if df <= common}
     tf_factor: dict[int, float] = {}
-    top: dict[str, dict[str, float]] = {}
-    postings: dict[str, list[tuple[str, float]]] = {}
+    top: Vectors = {}
     for key in sorted(terms):
         weights = {}
         for word, tf in terms[key].items():
@@ -186,7 +194,14 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
         # and an inverted index over them only ever compares sessions that share one.
         best = sorted(((w / norm, word) for word, w in weights.items() if w > 0), reverse=True)[:INDEXED_TERMS]
         top[key] = {word: weight for weight, word in best}
-        for weight, word in best:
+    return top
+
+
+def _most_similar(top: Vectors, count: int) -> dict[str, list[str]]:
+    """By cosine similarity of the vectors, through an inverted index of their words."""
+    postings: dict[str, list[tuple[str, float]]] = {}
+    for key, vector in top.items():
+        for word, weight in vector.items():
             postings.setdefault(word, []).append((key, weight))
     # A word shared by too many sessions says little about which are alike: it proposes none.
     useful = {word: listed for word, listed in postings.items() if len(listed) <= CANDIDATE_POSTINGS}
@@ -202,21 +217,35 @@ def related_sessions(terms: Mapping[str, Mapping[str, int]], count: int = RELATE
     return related
 
 
+def _digest(value: object) -> str:
+    return hashlib.sha256(orjson.dumps(value)).hexdigest()
+
+
 def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
-    """related_sessions(terms), kept in the state file with a digest of the terms it came from: a build
-    that changed no session's terms (a line appended to a session seldom does) reads the lists back
-    instead of comparing every session with every other again."""
-    digest = hashlib.sha256(orjson.dumps(terms, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    """related_sessions(terms), kept in the state file with digests of the terms and of the vectors
+    it came from: a build that changed no session's terms reads the lists back, and so does one
+    whose changes left every vector as it was (a line appended to a session mostly adds to counts
+    of words too common to be weighed), without comparing every session with every other again."""
+    terms_digest = _digest({key: terms[key] for key in sorted(terms)})
     try:
         with open_regular(state) as handle:
             kept = orjson.loads(handle.read())
     except (OSError, orjson.JSONDecodeError):
         kept = None
-    if isinstance(kept, dict) and kept.get("digest") == digest and conforms(kept.get("related"), dict[str, list[str]]):
+    if not (isinstance(kept, dict) and conforms(kept.get("related"), dict[str, list[str]])):
+        kept = {}
+    if kept.get("digest") == terms_digest:
         related: dict[str, list[str]] = kept["related"]
         return related
-    related = related_sessions(terms)
-    replace_file(state, orjson.dumps({"digest": digest, "related": related}, option=orjson.OPT_SORT_KEYS))
+    # Vectors in sorted key order, each in its words' order: the digest covers all the scores read.
+    top = _vectors(terms)
+    vectors_digest = _digest(top)
+    if kept.get("vectors") == vectors_digest:
+        related = kept["related"]
+    else:
+        related = _most_similar(top, RELATED_COUNT)
+    state_json = {"digest": terms_digest, "vectors": vectors_digest, "related": related}
+    replace_file(state, orjson.dumps(state_json, option=orjson.OPT_SORT_KEYS))
     return related
 
 
