@@ -15,7 +15,7 @@ import pytest
 from sessions import SessionBuilder, iso, text, tool_call
 from site_helpers import build
 
-from sitegen.site import search
+from sitegen.site import postings
 from sitegen.site.search import shard_bucket, tokenize
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ def test_browser_splits_words_like_the_indexer(browser: Browser, site: Path) -> 
     ]
     # The same terms; search.js lists each character after its pair, to mark matches in text order.
     indexed = page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.indexTerms(x))", samples)
-    assert [sorted(terms) for terms in indexed] == [sorted(search._indexed_terms(sample)) for sample in samples]
+    assert [sorted(terms) for terms in indexed] == [sorted(postings._indexed_terms(sample)) for sample in samples]
     terms = ["zz", "中文", "𝒳y", "é", "ab12"]
     js = page.evaluate("(ts) => ts.map((t) => window.sitegenSearch.bucket(t, 64))", terms)
     assert js == [shard_bucket(term, 64) for term in terms]

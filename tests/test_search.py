@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from sessions import SessionBuilder, text, thinking, tool_call
 from site_helpers import build, make_session
 
-from sitegen.site import search
+from sitegen.site import postings, search
+from sitegen.site.postings import postings_of
 from sitegen.site.search import (
     TEXT_LIMITS,
     SearchDocInfo,
@@ -45,7 +46,7 @@ def read_script(path: Path) -> tuple[str, Any]:
 def _numbers(code: str) -> list[int]:
     values, value, shift = [], 0, 0
     for char in code:
-        digit = search._DIGITS.index(char)
+        digit = postings._DIGITS.index(char)
         value += (digit & 31) << shift
         if digit < 32:
             values.append(value)
@@ -67,14 +68,14 @@ def decode(code: str, sessions: list[int]) -> list[tuple[int, int, int]]:
         for _ in range(count):
             delta, pos = _one(code, pos)
             entry += delta
-            out.append((sessions[slot], entry, search._DIGITS.index(code[pos])))
+            out.append((sessions[slot], entry, postings._DIGITS.index(code[pos])))
             pos += 1
     return out
 
 
 def _one(code: str, pos: int) -> tuple[int, int]:
     end = pos
-    while search._DIGITS.index(code[end]) >= 32:
+    while postings._DIGITS.index(code[end]) >= 32:
         end += 1
     return _numbers(code[pos : end + 1])[0], end + 1
 
@@ -187,7 +188,7 @@ def test_long_text_is_capped_and_tool_output_keeps_its_end(tmp_path: Path) -> No
     assert len(output.text) <= TEXT_LIMITS["tool"]
     assert output.text.startswith("ZZ_HEAD_ZZ") and output.text.endswith("ZZ_TAIL_ZZ failed") and " … " in output.text
     # The snippets are cut; the index is not: every word of both can be found.
-    postings = search._postings(entries)
+    postings = postings_of(entries).terms
     for word in ("zz_late_zz", "zz_first_zz", "noise", "failed"):
         assert all(term in postings for term in tokenize(word)), word
 
@@ -196,7 +197,7 @@ def test_every_word_of_the_real_sessions_is_indexed(real_fixtures: Path) -> None
     for path in sorted(real_fixtures.glob("*.jsonl")):
         transcript = load_transcript(path)
         entries = extract_search_entries(transcript)
-        postings = search._postings(entries)
+        postings = postings_of(entries).terms
         words: set[str] = set()
         for entry in entries:
             words.update(tokenize(entry.terms or entry.text))
@@ -218,14 +219,14 @@ def test_tokens_are_lowercased_words_of_two_to_32_letters_or_digits() -> None:
     assert tokenize("𠀀𠀁x") == ["𠀀𠀁"]
     assert tokenize("a" * 32 + " " + "b" * 33 + " ok") == ["a" * 32, "ok"]
     for sample in ("Mixed CASE_and-dashes", "über straße ÜBER", "x" * 40 + " y2k 2024-01-01"):
-        assert sorted(search._term_counts(sample).elements()) == sorted(tokenize(sample))
+        assert sorted(postings._term_counts(sample).elements()) == sorted(tokenize(sample))
 
 
 def test_cjk_text_is_indexed_by_its_pairs_and_each_character_alone() -> None:
     # A query is split into pairs (tokenize); the index also holds every character, for one-character words.
-    assert search._indexed_terms("修复锁 v2版本") == ["修复", "复锁", "修", "复", "锁", "v2", "版本", "版", "本"]
-    assert search._indexed_terms("锁 テスト") == ["锁", "テス", "スト", "テ", "ス", "ト"]
-    assert search._indexed_terms("Fix foo_bar 中") == tokenize("Fix foo_bar 中")
+    assert postings._indexed_terms("修复锁 v2版本") == ["修复", "复锁", "修", "复", "锁", "v2", "版本", "版", "本"]
+    assert postings._indexed_terms("锁 テスト") == ["锁", "テス", "スト", "テ", "ス", "ト"]
+    assert postings._indexed_terms("Fix foo_bar 中") == tokenize("Fix foo_bar 中")
 
 
 # ASCII letters, digits and separators; non-ASCII characters that only separate words (the snippets'
@@ -247,12 +248,12 @@ def test_counted_terms_are_exactly_the_tokens(sample: str) -> None:
     # a run is of letters and digits, so what the ranges hold that is neither (unassigned) ends it.
     runs = [
         piece
-        for run in re.findall(f"[{search._CJK_CHARACTERS}]+", sample.lower())
+        for run in re.findall(f"[{postings._CJK_CHARACTERS}]+", sample.lower())
         for piece in re.split(r"\W", run)
         if len(piece) >= 2
     ]
-    assert sorted(search._indexed_terms(sample)) == sorted(tokenize(sample) + [char for run in runs for char in run])
-    assert sorted(search._term_counts(sample).elements()) == sorted(search._indexed_terms(sample))
+    assert sorted(postings._indexed_terms(sample)) == sorted(tokenize(sample) + [char for run in runs for char in run])
+    assert sorted(postings._term_counts(sample).elements()) == sorted(postings._indexed_terms(sample))
 
 
 # ---- index content and weights --------------------------------------------------------------------

@@ -7,10 +7,8 @@ import hashlib
 import os
 import re
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,8 @@ import orjson
 
 from sitegen.fileio import open_regular, remove_file, replace_file
 from sitegen.gcpause import collector_paused
+from sitegen.site.postings import Postings, encode_number, postings_of, tokenize
+from sitegen.site.shape import conforms
 from sitegen.transcript.model import Node, Transcript
 
 __all__ = [
@@ -66,8 +66,6 @@ TEXT_LIMITS = {
 # Of a capped tool output, the share taken from its end.
 TAIL_SHARE = 0.3
 LABEL_LIMIT = 80
-# Tokens longer than this are hashes, base64 or minified code: nobody types them.
-MAX_TOKEN = 32
 # About this many sessions share a segment; one changed session rewrites only its segment's shards.
 SESSIONS_PER_SEGMENT = 16
 MAX_SEGMENTS = 64
@@ -78,33 +76,8 @@ MAX_BUCKETS = 256
 CHUNK_TARGET_BYTES = 128_000
 # Snippet files are deflated: text is most of the index, and level 3 gets most of level 9's gain in half the time.
 ZLIB_LEVEL = 3
-# BM25 term-frequency saturation, folded into each posting at build time with a fixed average length
-# (the corpus-wide average would change with every session and force rewriting every shard); 100 tokens
-# is about the average entry of bench/corpus.py's sessions.
-BM25_K1 = 1.2
-BM25_B = 0.75
-AVERAGE_TOKENS = 100
-# How much a match counts by where it is: what the user wrote ranks above what tools printed.
-KIND_WEIGHT = {"user": 2.0, "prompt": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "shell": 0.8, "tool": 0.6}
-# Posting weights are stored as integers 1..31: one character each in the index.
-WEIGHT_SCALE = 7.0
-
-# A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long;
-# except that Chinese, Japanese and Korean text, written without spaces, is cut into overlapping
-# pairs of characters (a lone one stays whole), so a word inside a sentence can be found; entries are
-# also indexed by each such character alone, for one-character words.
-_RUN = re.compile(r"[^\W_]+")
-_CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# On lowercased ASCII text a token is a run of [a-z0-9]: everything else becomes a space.
-_ASCII_SPACES = bytes(byte if chr(byte) in "0123456789abcdefghijklmnopqrstuvwxyz" else 32 for byte in range(256))
-_ONE_CHARACTER = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
-# Non-ASCII characters that are not letters or digits (dashes, arrows, box drawing, the snippets' "…")
-# only separate tokens: turned into spaces, they leave the text on the ASCII path.
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
-# Base64 digits for the variable-length numbers of the postings (5 bits per digit, 32 = "more follows").
-_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,112 +222,6 @@ def extract_search_entries(transcript: Transcript) -> list[SearchEntry]:
     return entries
 
 
-@cache
-def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A CJK character, and runs of them kept by split(): compiled when first needed (their Unicode
-    classes take 4 ms to compile, a tenth of a one-session rebuild's imports)."""
-    return re.compile(f"[{_CJK_CHARACTERS}]"), re.compile(f"([{_CJK_CHARACTERS}]+)")
-
-
-def _run_terms(run: str, singles: bool) -> Iterator[str]:
-    """The terms of one run of letters and digits (already lowercased); with singles, each character
-    of a CJK run also alone."""
-    if run.isascii():
-        if 2 <= len(run) <= MAX_TOKEN:
-            yield run
-        return
-    cjk, cjk_split = _cjk_patterns()
-    if not cjk.search(run):
-        if 2 <= len(run) <= MAX_TOKEN:
-            yield run
-        return
-    for number, piece in enumerate(cjk_split.split(run)):
-        if number % 2:  # the split keeps the CJK pieces at odd positions
-            if len(piece) == 1:
-                yield piece
-            else:
-                yield from (piece[start : start + 2] for start in range(len(piece) - 1))
-                if singles:
-                    yield from piece
-        elif 2 <= len(piece) <= MAX_TOKEN:
-            yield piece
-
-
-def _lowered_terms(lowered: str, singles: bool = False) -> list[str]:
-    return [term for run in _RUN.findall(lowered) for term in _run_terms(run, singles)]
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercased runs of 2 to MAX_TOKEN letters and digits, longer runs (hashes, base64) dropped;
-    CJK text as overlapping character pairs (a lone character whole).
-
-    This is how a query is split: static/search.js splits queries and titles the same way."""
-    return _lowered_terms(text.lower())
-
-
-def _indexed_terms(text: str) -> list[str]:
-    """What an entry is indexed by: tokenize(text), and each character of a CJK run alone too, so a
-    one-character word (锁, 写) is found inside a sentence; a longer query is looked up by its pairs."""
-    return _lowered_terms(text.lower(), singles=True)
-
-
-def _term_counts(text: str) -> Counter[str]:
-    """_indexed_terms(text), counted; text without non-ASCII letters takes a faster path (most of the indexing time)."""
-    text = text.lower()
-    if not text.isascii():
-        for char in set(_NON_ASCII.findall(text)):
-            if not char.isalnum():
-                text = text.replace(char, " ")
-        if not text.isascii():
-            return Counter(_lowered_terms(text, singles=True))
-    counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
-    for token in counts.keys() & _ONE_CHARACTER:
-        del counts[token]
-    if counts and max(map(len, counts)) > MAX_TOKEN:
-        for token in [token for token in counts if len(token) > MAX_TOKEN]:
-            del counts[token]
-    return counts
-
-
-def _number(value: int) -> str:
-    """A number as the postings write it: base64 digits of 5 bits, 32 meaning "more follows"."""
-    if value < 32:
-        return _DIGITS[value]
-    digits = []
-    while value >= 32:
-        digits.append(_DIGITS[(value & 31) | 32])
-        value >>= 5
-    digits.append(_DIGITS[value])
-    return "".join(digits)
-
-
-def _weights(kind: str, counts: Counter[str]) -> dict[int, str]:
-    """Posting weight digit per term count of one entry: BM25's saturated term frequency times the
-    kind's weight, as an integer 1..31."""
-    base = BM25_K1 * (1 - BM25_B + BM25_B * sum(counts.values()) / AVERAGE_TOKENS)
-    scale = KIND_WEIGHT[kind] * (BM25_K1 + 1) * WEIGHT_SCALE
-    return {count: _DIGITS[min(31, max(1, round(scale * count / (count + base))))] for count in set(counts.values())}
-
-
-def _postings(entries: Sequence[SearchEntry]) -> dict[str, str]:
-    """term -> entry count, then encoded (entry number delta, weight) pairs; entry numbers start at 1.
-
-    This loop runs once per (term, entry) pair of the whole corpus, hence the lookup tables."""
-    numbers = [_number(value) for value in range(len(entries) + 1)]
-    codes: dict[str, list[Any]] = {}  # term -> [last entry number, code, code, ...]
-    for number, entry in enumerate(entries, 1):
-        counts = _term_counts(entry.terms or entry.text)
-        weights = _weights(entry.kind, counts)
-        for term, count in counts.items():
-            codes_of = codes.get(term)
-            if codes_of is None:
-                codes[term] = [number, numbers[number] + weights[count]]
-            else:
-                codes_of.append(numbers[number - codes_of[0]] + weights[count])
-                codes_of[0] = number
-    return {term: numbers[len(parts) - 1] + "".join(parts[1:]) for term, parts in codes.items()}
-
-
 def _script(data_id: str, payload: bytes) -> bytes:
     """A data file: a script handing its JSON to search.js (no fetch, so it works from file://)."""
     return b'window.sitegenSearch.add("' + data_id.encode() + b'",' + payload + b");\n"
@@ -424,16 +291,36 @@ def has_search_entries(site_dir: Path, key: str) -> bool:
 
 def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> dict[str, str]:
     """Write a session's snippet files and its cached postings (in the worker that extracted them);
-    returns the postings.
+    returns the postings. A session that only grew since its cache was written has only its new
+    entries read (postings_of).
 
     The next update_search_index merges the cache into the session's segment; nothing here is visible
     to readers until then, so a build stopped after this point leaves the old index working."""
+    path = _cache_path(site_dir, key)
     # The postings are hundreds of thousands of lists and strings without a cycle among them.
     with collector_paused():
-        postings = _postings(entries)
-    cache = {"format": CACHE_FORMAT, "key": key, "chunks": _chunks(site_dir, entries), "postings": postings}
-    replace_file(_cache_path(site_dir, key), orjson.dumps(cache))
-    return postings
+        postings = postings_of(entries, _kept_postings(_load_json(path), key))
+    cache = {
+        "format": CACHE_FORMAT,
+        "key": key,
+        "chunks": _chunks(site_dir, entries),
+        "postings": postings.terms,
+        "entries": postings.entries,
+        "digest": postings.digest,
+    }
+    replace_file(path, orjson.dumps(cache))
+    return postings.terms
+
+
+def _kept_postings(cache: Any, key: str) -> Postings | None:
+    """The postings a session's cache holds, if it is whole and of this layout (an edited or older
+    one is read again from the entries)."""
+    if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("key") != key:
+        return None
+    entries, digest = cache.get("entries"), cache.get("digest")
+    if isinstance(entries, int) and isinstance(digest, str) and conforms(cache.get("postings"), dict[str, str]):
+        return Postings(cache["postings"], entries, digest)
+    return None
 
 
 # ---- the index (main process) ---------------------------------------------------------------------
@@ -480,7 +367,7 @@ def term_shards(places: Iterable[tuple[int, Mapping[str, str]]], target_bytes: i
     merged: dict[str, list[str]] = {}
     size = 0
     for place, postings in places:
-        head = _number(place)
+        head = encode_number(place)
         for term, piece in postings.items():
             held = merged.get(term)
             if held is None:

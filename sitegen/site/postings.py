@@ -1,0 +1,228 @@
+"""Search postings: how text is cut into terms, and how a document's entries are posted under them
+(static/search.js reads them and splits queries the same way)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Protocol
+
+__all__ = ["KIND_WEIGHT", "MAX_TOKEN", "Indexed", "Postings", "encode_number", "postings_of", "tokenize"]
+
+# Tokens longer than this are hashes, base64 or minified code: nobody types them.
+MAX_TOKEN = 32
+# BM25 term-frequency saturation, folded into each posting at build time with a fixed average length
+# (the corpus-wide average would change with every session and force rewriting every shard); 100 tokens
+# is about the average entry of bench/corpus.py's sessions.
+BM25_K1 = 1.2
+BM25_B = 0.75
+AVERAGE_TOKENS = 100
+# How much a match counts by where it is: what the user wrote ranks above what tools printed.
+KIND_WEIGHT = {"user": 2.0, "prompt": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "shell": 0.8, "tool": 0.6}
+# Posting weights are stored as integers 1..31: one character each in the index.
+WEIGHT_SCALE = 7.0
+
+# A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long;
+# except that Chinese, Japanese and Korean text, written without spaces, is cut into overlapping
+# pairs of characters (a lone one stays whole), so a word inside a sentence can be found; entries are
+# also indexed by each such character alone, for one-character words.
+_RUN = re.compile(r"[^\W_]+")
+_CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
+# On lowercased ASCII text a token is a run of [a-z0-9]: everything else becomes a space.
+_ASCII_SPACES = bytes(byte if chr(byte) in "0123456789abcdefghijklmnopqrstuvwxyz" else 32 for byte in range(256))
+_ONE_CHARACTER = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+# Non-ASCII characters that are not letters or digits (dashes, arrows, box drawing, the snippets' "…")
+# only separate tokens: turned into spaces, they leave the text on the ASCII path.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Base64 digits for the variable-length numbers of the postings (5 bits per digit, 32 = "more follows").
+_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_DIGIT_VALUES = {digit: value for value, digit in enumerate(_DIGITS)}
+
+
+class Indexed(Protocol):
+    """What the postings read of an entry (sitegen.site.search.SearchEntry)."""
+
+    @property
+    def kind(self) -> str: ...  # a key of KIND_WEIGHT
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def terms(self) -> str: ...  # all of the entry's text where text was cut, else ""
+
+
+@dataclass(slots=True)
+class Postings:
+    """A document's postings: term -> entry count, then encoded (entry number delta, weight) pairs
+    (entry numbers start at 1); with how many entries they cover and a digest of those entries, so
+    that the next build of a document that only grew reads only its new entries."""
+
+    terms: dict[str, str]
+    entries: int
+    digest: str
+
+
+@cache
+def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A CJK character, and runs of them kept by split(): compiled when first needed (their Unicode
+    classes take 4 ms to compile, a tenth of a one-session rebuild's imports)."""
+    return re.compile(f"[{_CJK_CHARACTERS}]"), re.compile(f"([{_CJK_CHARACTERS}]+)")
+
+
+def _run_terms(run: str, singles: bool) -> Iterator[str]:
+    """The terms of one run of letters and digits (already lowercased); with singles, each character
+    of a CJK run also alone."""
+    if run.isascii():
+        if 2 <= len(run) <= MAX_TOKEN:
+            yield run
+        return
+    cjk, cjk_split = _cjk_patterns()
+    if not cjk.search(run):
+        if 2 <= len(run) <= MAX_TOKEN:
+            yield run
+        return
+    for number, piece in enumerate(cjk_split.split(run)):
+        if number % 2:  # the split keeps the CJK pieces at odd positions
+            if len(piece) == 1:
+                yield piece
+            else:
+                yield from (piece[start : start + 2] for start in range(len(piece) - 1))
+                if singles:
+                    yield from piece
+        elif 2 <= len(piece) <= MAX_TOKEN:
+            yield piece
+
+
+def _lowered_terms(lowered: str, singles: bool = False) -> list[str]:
+    return [term for run in _RUN.findall(lowered) for term in _run_terms(run, singles)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased runs of 2 to MAX_TOKEN letters and digits, longer runs (hashes, base64) dropped;
+    CJK text as overlapping character pairs (a lone character whole).
+
+    This is how a query is split: static/search.js splits queries and titles the same way."""
+    return _lowered_terms(text.lower())
+
+
+def _indexed_terms(text: str) -> list[str]:
+    """What an entry is indexed by: tokenize(text), and each character of a CJK run alone too, so a
+    one-character word (锁, 写) is found inside a sentence; a longer query is looked up by its pairs."""
+    return _lowered_terms(text.lower(), singles=True)
+
+
+def _term_counts(text: str) -> Counter[str]:
+    """_indexed_terms(text), counted; text without non-ASCII letters takes a faster path (most of the indexing time)."""
+    text = text.lower()
+    if not text.isascii():
+        for char in set(_NON_ASCII.findall(text)):
+            if not char.isalnum():
+                text = text.replace(char, " ")
+        if not text.isascii():
+            return Counter(_lowered_terms(text, singles=True))
+    counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
+    for token in counts.keys() & _ONE_CHARACTER:
+        del counts[token]
+    if counts and max(map(len, counts)) > MAX_TOKEN:
+        for token in [token for token in counts if len(token) > MAX_TOKEN]:
+            del counts[token]
+    return counts
+
+
+def encode_number(value: int) -> str:
+    """A number as the postings write it: base64 digits of 5 bits, 32 meaning "more follows"."""
+    if value < 32:
+        return _DIGITS[value]
+    digits = []
+    while value >= 32:
+        digits.append(_DIGITS[(value & 31) | 32])
+        value >>= 5
+    digits.append(_DIGITS[value])
+    return "".join(digits)
+
+
+def _weights(kind: str, counts: Counter[str]) -> dict[int, str]:
+    """Posting weight digit per term count of one entry: BM25's saturated term frequency times the
+    kind's weight, as an integer 1..31."""
+    base = BM25_K1 * (1 - BM25_B + BM25_B * sum(counts.values()) / AVERAGE_TOKENS)
+    scale = KIND_WEIGHT[kind] * (BM25_K1 + 1) * WEIGHT_SCALE
+    return {count: _DIGITS[min(31, max(1, round(scale * count / (count + base))))] for count in set(counts.values())}
+
+
+def _read_number(text: str, start: int) -> tuple[int, int]:
+    """The number encode_number wrote at start, and where the text goes on after it."""
+    value = shift = 0
+    while True:
+        digit = _DIGIT_VALUES[text[start]]
+        start += 1
+        value |= (digit & 31) << shift
+        if digit < 32:
+            return value, start
+        shift += 5
+
+
+def _last_entry(posting: str) -> int:
+    """The number of the last entry a term's posting lists (the sum of its deltas)."""
+    _, at = _read_number(posting, 0)
+    number = 0
+    while at < len(posting):
+        delta, at = _read_number(posting, at)
+        number += delta
+        at += 1  # the weight digit
+    return number
+
+
+def _feed(digest: Any, entries: Sequence[Indexed]) -> None:
+    """What the postings are made of, entry by entry: the kind and the indexed text, each sized."""
+    for entry in entries:
+        text = entry.terms or entry.text
+        digest.update(f"{entry.kind}:{len(text)}:".encode())
+        digest.update(text.encode("utf-8", "surrogatepass"))
+
+
+def postings_of(entries: Sequence[Indexed], kept: Postings | None = None) -> Postings:
+    """The postings of a document's entries. With kept (the same document's postings from the last
+    build) covering the first of these entries unchanged, as when a session only grew, only the
+    entries after them are read, and their codes are added to the kept ones.
+
+    The loop runs once per (term, entry) pair of the whole corpus, hence the lookup tables."""
+    digest = hashlib.sha256()
+    start = 0
+    if kept is not None and 0 < kept.entries <= len(entries):
+        _feed(digest, entries[: kept.entries])
+        if digest.hexdigest() == kept.digest:
+            start = kept.entries
+        else:
+            digest = hashlib.sha256()
+    if kept is not None and start and start == len(entries):
+        return kept  # nothing new
+    _feed(digest, entries[start:])
+    earlier = kept.terms if kept is not None and start else {}
+    numbers = [encode_number(value) for value in range(len(entries) + 1)]
+    codes: dict[str, list[Any]] = {}  # term -> [last entry number, code, code, ...]
+    for number, entry in enumerate(entries[start:], start + 1):
+        counts = _term_counts(entry.terms or entry.text)
+        weights = _weights(entry.kind, counts)
+        for term, count in counts.items():
+            codes_of = codes.get(term)
+            if codes_of is None:
+                posted = earlier.get(term)
+                before = _last_entry(posted) if posted is not None else 0
+                codes[term] = [number, numbers[number - before] + weights[count]]
+            else:
+                codes_of.append(numbers[number - codes_of[0]] + weights[count])
+                codes_of[0] = number
+    terms = dict(earlier)
+    for term, parts in codes.items():
+        posted = terms.get(term)
+        if posted is None:
+            terms[term] = numbers[len(parts) - 1] + "".join(parts[1:])
+        else:
+            count, at = _read_number(posted, 0)
+            terms[term] = numbers[count + len(parts) - 1] + posted[at:] + "".join(parts[1:])
+    return Postings(terms, len(entries), digest.hexdigest())
