@@ -45,13 +45,19 @@ def related_items(site: Path, session_id: str) -> list[dict[str, str]]:
     return items
 
 
-def test_site_pages_list_related_sessions(tmp_path: Path) -> None:
+def built_site(tmp_path: Path) -> tuple[Path, Path]:
+    """Two sessions about postgres and one about react, built: (agent dir, site)."""
     agent = tmp_path / "agent"
     write(agent, "pg-1", "postgres migration index vacuum replication postgres")
     write(agent, "pg-2", "postgres vacuum replication migration")
     write(agent, "ui-1", "react hooks component state rendering")
     site = tmp_path / "site"
     build(site, agent)
+    return agent, site
+
+
+def test_site_pages_list_related_sessions(tmp_path: Path) -> None:
+    agent, site = built_site(tmp_path)
     items = related_items(site, "pg-1")
     assert [i["title"] for i in items][:1] == ["postgres vacuum replication migration"]
     assert items[0]["url"].endswith("_pg-2.html")
@@ -96,12 +102,7 @@ def test_a_broken_related_state_is_computed_again(tmp_path: Path, content: bytes
 
 
 def test_related_lists_are_written_only_where_they_change_and_repaired_when_damaged(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    write(agent, "pg-1", "postgres migration index vacuum replication postgres")
-    write(agent, "pg-2", "postgres vacuum replication migration")
-    write(agent, "ui-1", "react hooks component state rendering")
-    site = tmp_path / "site"
-    build(site, agent)
+    agent, site = built_site(tmp_path)
     scripts = {path.name: path for path in site.glob("sessions/*/*.related.js")}
     assert len(scripts) == 3
     before = {name: path.stat().st_mtime_ns for name, path in scripts.items()}
