@@ -21,6 +21,7 @@ __all__ = [
     "remove_file",
     "remove_tree",
     "replace_file",
+    "replace_file_if_changed",
     "replacing",
     "set_aside",
 ]
@@ -81,6 +82,20 @@ def replace_file(path: Path, data: bytes | str, undoable: bool = True) -> int:
     with replacing(path, undoable) as handle:
         handle.write(payload)
     return len(payload)
+
+
+def replace_file_if_changed(path: Path, data: bytes | str) -> bool:
+    """replace_file, unless path already holds exactly data; whether it wrote. A page left alone
+    keeps its time, and `watch` does not reload it in the reader's browser."""
+    payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    try:
+        with open_regular(path) as handle:
+            if handle.read(len(payload) + 1) == payload:
+                return False
+    except OSError:
+        pass
+    replace_file(path, payload)
+    return True
 
 
 def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:

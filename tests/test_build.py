@@ -108,10 +108,15 @@ def test_appended_session_is_the_only_one_rendered(tmp_path: Path, agent: Path) 
             "message": {"role": "user", "content": "ZZ_APPENDED_ZZ", "timestamp": 1},
         }
         handle.write(orjson.dumps(entry) + b"\n")
+    unchanged = {name: (site / name).stat().st_mtime_ns for name in ("search.html", "problems.html")}
     result = build(site, agent)
     assert result.rendered == ["2026-01-01T00-00-00-000Z_alpha-2"]
     assert "ZZ_APPENDED_ZZ" in page_text(session_page(site, "alpha-2"))
     assert beta_page.stat().st_mtime_ns == beta_before
+    # Index pages are written where they changed: the home page lists the session as the newest; the
+    # search and problems pages stay as they were (and `watch` does not reload them in a browser).
+    assert "index.html" in result.written and not set(unchanged) & set(result.written)
+    assert {name: (site / name).stat().st_mtime_ns for name in unchanged} == unchanged
 
 
 def test_partial_trailing_line_is_tolerated(tmp_path: Path, agent: Path) -> None:

@@ -399,7 +399,7 @@ def test_a_stopped_update_leaves_the_old_index_working(tmp_path: Path, monkeypat
     def stop(path: Path, data: bytes) -> bool:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(search, "_write_if_changed", stop)
+    monkeypatch.setattr(search, "replace_file_if_changed", stop)
     with pytest.raises(KeyboardInterrupt):
         index_sessions(site, transcripts, changed={"s001"})
     assert (site / "search" / "index.js").read_bytes() == old_index

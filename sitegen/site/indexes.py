@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitegen import __version__
-from sitegen.fileio import remove_file, replace_file
+from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
@@ -100,9 +100,9 @@ class IndexWriter:
             version=__version__,
         )
 
-    def _write(self, relative: str, html: str) -> str:
-        replace_file(self.site_dir / relative, html)
-        return relative
+    def _write(self, relative: str, html: str) -> list[str]:
+        """The page, unless it is already there as it is: [relative] if written, else []."""
+        return [relative] if replace_file_if_changed(self.site_dir / relative, html) else []
 
     def _render(self, template: str, root: str, problem_count: int, **context: object) -> str:
         return self.env.get_template(template).render(
@@ -138,7 +138,7 @@ class IndexWriter:
                 continue
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
-            written.append(self._write(f"projects/{project.slug}.html", html))
+            written += self._write(f"projects/{project.slug}.html", html)
         # After the project pages, which it links to: a build stopped in between links to none missing.
         home = self._render(
             "home.html.j2",
@@ -151,18 +151,18 @@ class IndexWriter:
             project_names={p.slug: p.name for p in projects},
             building=building,
         )
-        written.append(self._write("index.html", home))
+        written += self._write("index.html", home)
         if building:
             return written
-        written += [
-            self._write(
+        for relative, html in (
+            (
                 "problems.html",
                 self._render(
                     "problems.html.j2", "", len(problems), problems=session_problems, prompt_problems=prompts.problems
                 ),
             ),
-            self._write("search.html", self._render("search.html.j2", "", len(problems))),
-            self._write(
+            ("search.html", self._render("search.html.j2", "", len(problems))),
+            (
                 "stats.html",
                 render_stats_page(
                     self.env,
@@ -174,7 +174,8 @@ class IndexWriter:
                     stats=stats,
                 ),
             ),
-        ]
+        ):
+            written += self._write(relative, html)
         manifest.projects = shown
         live = {f"{p.slug}.html" for p in projects}
         folder = self.site_dir / "projects"

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from sitegen.fileio import open_regular, remove_file, replace_file
+from sitegen.fileio import open_regular, remove_file, replace_file, replace_file_if_changed
 from sitegen.gcpause import collector_paused
 from sitegen.site.postings import Postings, encode_number, postings_of, tokenize
 from sitegen.site.shape import conforms
@@ -405,17 +405,6 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
             remove_file(folder / entry.name)
 
 
-def _write_if_changed(path: Path, data: bytes) -> bool:
-    try:
-        with open_regular(path) as handle:
-            if handle.read() == data:
-                return False
-    except OSError:
-        pass
-    replace_file(path, data)
-    return True
-
-
 def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
     row = [info.title, info.project, info.page, chunks, info.context, info.time_ms or 0]
     return row if info.title_searched else [*row, 1]
@@ -471,10 +460,10 @@ def update_search_index(
         ],
     }
     script = _script("index", orjson.dumps(index, option=orjson.OPT_SORT_KEYS))
-    if _write_if_changed(site_dir / SEARCH_DIR / "index.js", script):
+    if replace_file_if_changed(site_dir / SEARCH_DIR / "index.js", script):
         result.written.append(f"{SEARCH_DIR}/index.js")
     new_state = {"format": FORMAT, "count": count, "segments": segments, "sessions": chunks}
-    _write_if_changed(state_path, orjson.dumps(new_state, option=orjson.OPT_SORT_KEYS))
+    replace_file_if_changed(state_path, orjson.dumps(new_state, option=orjson.OPT_SORT_KEYS))
     # Only now does nothing refer to the files of replaced segments and sessions.
     shard_names = {f"{name}.js" for segment in segments.values() for name in segment["shards"][1] if name}
     _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
