@@ -256,9 +256,18 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
     terms = {key: record.terms for key, record in records.items()}
     related = remembered_related(state_dir / "related.json", terms)
     # What each file was written with, by digest: a file still of that size is not read back to compare
-    # (reading them all was a fifth of a one-session rebuild's related phase).
-    kept_path = state_dir / "related-pages.json"
-    kept = _load_digests(kept_path)
+    # (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all the
+    # files are made of, the lists and the listed pages' titles: while it is the same, none is looked at.
+    state_path = state_dir / "related-pages.json"
+    kept_inputs, kept = _load_pages_state(state_path)
+    inputs = _digest(
+        [
+            [key, record.page, record.title, record.project, related.get(key, [])]
+            for key, record in sorted(records.items())
+        ]
+    )
+    if inputs == kept_inputs:
+        return []
     digests: dict[str, str] = {}
     written = []
     for key, record in records.items():
@@ -278,18 +287,19 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
             continue
         replace_file(target, data)
         written.append(relative)
-    if digests != kept:
-        replace_file(kept_path, orjson.dumps(digests, option=orjson.OPT_SORT_KEYS))
+    replace_file(state_path, orjson.dumps({"inputs": inputs, "files": digests}, option=orjson.OPT_SORT_KEYS))
     return written
 
 
-def _load_digests(path: Path) -> dict[str, str]:
+def _load_pages_state(path: Path) -> tuple[str, dict[str, str]]:
     try:
         with open_regular(path) as handle:
             kept = orjson.loads(handle.read())
     except (OSError, orjson.JSONDecodeError):
-        return {}
-    return kept if conforms(kept, dict[str, str]) else {}
+        return "", {}
+    if isinstance(kept, dict) and isinstance(kept.get("inputs"), str) and conforms(kept.get("files"), dict[str, str]):
+        return kept["inputs"], kept["files"]
+    return "", {}
 
 
 def _size_of(path: Path) -> int:
