@@ -110,8 +110,8 @@ def test_related_lists_are_written_only_where_they_change_and_repaired_when_dama
     result = build(site, agent)
     assert not [name for name in result.written if name.endswith(".related.js")]
     assert {name: path.stat().st_mtime_ns for name, path in scripts.items()} == before
-    # A list cut short or removed by hand is written again by the next build that changes what the lists
-    # are made of (here a session more), though these two lists themselves did not change.
+    # A list cut short or removed by hand is written again by the next build that changes anything,
+    # though these two lists themselves did not change.
     pg1 = next(path for name, path in scripts.items() if "_pg-1" in name)
     ui1 = next(path for name, path in scripts.items() if "_ui-1" in name)
     pg1.write_bytes(good[pg1.name][:-5])

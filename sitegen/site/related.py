@@ -7,6 +7,7 @@ import hashlib
 import math
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -255,20 +256,20 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
     records = {record.key: record for record in session_records}
     terms = {key: record.terms for key, record in records.items()}
     related = remembered_related(state_dir / "related.json", terms)
-    # What each file was written with, by digest: a file still of that size is not read back to compare
-    # (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all the
-    # files are made of, the lists and the listed pages' titles: while it is the same, none is looked at.
+    # What each file was written with, by digest and size: a file still of that size is not read back to
+    # compare (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all
+    # the files are made of, the lists and the listed pages' titles: while it is the same, and each file is
+    # still a file of its size, no list is made again.
     state_path = state_dir / "related-pages.json"
     kept_inputs, kept = _load_pages_state(state_path)
-    inputs = _digest(
-        [
-            [key, record.page, record.title, record.project, related.get(key, [])]
-            for key, record in sorted(records.items())
-        ]
-    )
-    if inputs == kept_inputs:
+    listed = [
+        [key, record.page, record.title, record.project, related.get(key, [])]
+        for key, record in sorted(records.items())
+    ]
+    inputs = _digest(listed)
+    if inputs == kept_inputs and all(_size_of(site_dir / relative) == size for relative, (_, size) in kept.items()):
         return []
-    digests: dict[str, str] = {}
+    files: dict[str, tuple[str, int]] = {}
     written = []
     for key, record in records.items():
         items = [
@@ -281,29 +282,37 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
         ]
         data = b"window.sitegenRelated(" + orjson.dumps(items) + b");\n"
         relative = related_script(record.page)
-        digest = digests[relative] = hashlib.blake2b(data, digest_size=8).hexdigest()
+        files[relative] = (hashlib.blake2b(data, digest_size=8).hexdigest(), len(data))
         target = site_dir / relative
-        if kept.get(relative) == digest and _size_of(target) == len(data):
+        if kept.get(relative) == files[relative] and _size_of(target) == len(data):
             continue
         replace_file(target, data)
         written.append(relative)
-    replace_file(state_path, orjson.dumps({"inputs": inputs, "files": digests}, option=orjson.OPT_SORT_KEYS))
+    replace_file(state_path, orjson.dumps({"inputs": inputs, "files": files}, option=orjson.OPT_SORT_KEYS))
     return written
 
 
-def _load_pages_state(path: Path) -> tuple[str, dict[str, str]]:
+def _load_pages_state(path: Path) -> tuple[str, dict[str, tuple[str, int]]]:
+    """The related-pages state: the inputs' digest, and (digest, size) per file written."""
     try:
         with open_regular(path) as handle:
             kept = orjson.loads(handle.read())
     except (OSError, orjson.JSONDecodeError):
         return "", {}
-    if isinstance(kept, dict) and isinstance(kept.get("inputs"), str) and conforms(kept.get("files"), dict[str, str]):
-        return kept["inputs"], kept["files"]
-    return "", {}
+    if not (isinstance(kept, dict) and isinstance(kept.get("inputs"), str) and isinstance(kept.get("files"), dict)):
+        return "", {}
+    files = {}
+    for relative, entry in kept["files"].items():
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and type(entry[1]) is int):
+            return "", {}
+        files[relative] = (entry[0], entry[1])
+    return kept["inputs"], files
 
 
 def _size_of(path: Path) -> int:
+    """The size of a regular file (links followed); -1 for anything else, or nothing."""
     try:
-        return os.stat(path).st_size
+        status = os.stat(path)
     except OSError:
         return -1
+    return status.st_size if stat.S_ISREG(status.st_mode) else -1
