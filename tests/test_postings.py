@@ -85,3 +85,13 @@ def test_a_session_that_grew_gets_the_index_a_cold_build_makes(tmp_path: Path) -
         return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "search").rglob("*.js"))}
 
     assert index_files(site) == index_files(cold)
+
+
+def test_kept_postings_that_do_not_decode_are_read_again() -> None:
+    entries = [entry(0, ["lock", "retry"], "user"), entry(1, ["lock", "timeout"], "tool")]
+    kept = postings_of(entries[:1])
+    # A damaged cache with the right digest: a digit that is none, a number cut short, postings of more
+    # entries than it covers or ending past them, none at all.
+    for damaged in ("B?", "Bg", "CBBBB", "BCC", "B"):
+        planted = Postings({**kept.terms, "lock": damaged}, kept.entries, kept.digest)
+        assert postings_of(entries, planted) == postings_of(entries)

@@ -166,14 +166,16 @@ def _read_number(text: str, start: int) -> tuple[int, int]:
         shift += 5
 
 
-def _last_entry(posting: str) -> int:
-    """The number of the last entry a term's posting lists (the sum of its deltas)."""
+def _last_entry(posting: str, entries: int) -> int:
+    """The number of the last entry a term's posting lists (the sum of its deltas), one of 1..entries."""
     _, at = _read_number(posting, 0)
     number = 0
     while at < len(posting):
         delta, at = _read_number(posting, at)
         number += delta
         at += 1  # the weight digit
+    if not 0 < number <= entries:
+        raise ValueError(f"a posting ends at entry {number} of {entries}")
     return number
 
 
@@ -188,21 +190,27 @@ def _feed(digest: Any, entries: Sequence[Indexed]) -> None:
 def postings_of(entries: Sequence[Indexed], kept: Postings | None = None) -> Postings:
     """The postings of a document's entries. With kept (the same document's postings from the last
     build) covering the first of these entries unchanged, as when a session only grew, only the
-    entries after them are read, and their codes are added to the kept ones.
-
-    The loop runs once per (term, entry) pair of the whole corpus, hence the lookup tables."""
+    entries after them are read, and their codes are added to the kept ones."""
     digest = hashlib.sha256()
-    start = 0
     if kept is not None and 0 < kept.entries <= len(entries):
         _feed(digest, entries[: kept.entries])
         if digest.hexdigest() == kept.digest:
-            start = kept.entries
-        else:
-            digest = hashlib.sha256()
-    if kept is not None and start and start == len(entries):
-        return kept  # nothing new
+            if kept.entries == len(entries):
+                return kept  # nothing new
+            try:
+                return _posted(entries, kept.entries, kept.terms, digest)
+            except (KeyError, IndexError, ValueError):
+                pass  # kept postings that do not decode (a damaged cache): read every entry
+        digest = hashlib.sha256()
+    return _posted(entries, 0, {}, digest)
+
+
+def _posted(entries: Sequence[Indexed], start: int, earlier: dict[str, str], digest: Any) -> Postings:
+    """The postings of entries[start:] added to those of the entries before them (earlier), whose
+    digest has been fed. The loop runs once per (term, entry) pair of the whole corpus, hence the
+    lookup tables."""
+    digest = digest.copy()
     _feed(digest, entries[start:])
-    earlier = kept.terms if kept is not None and start else {}
     numbers = [encode_number(value) for value in range(len(entries) + 1)]
     codes: dict[str, list[Any]] = {}  # term -> [last entry number, code, code, ...]
     for number, entry in enumerate(entries[start:], start + 1):
@@ -212,7 +220,7 @@ def postings_of(entries: Sequence[Indexed], kept: Postings | None = None) -> Pos
             codes_of = codes.get(term)
             if codes_of is None:
                 posted = earlier.get(term)
-                before = _last_entry(posted) if posted is not None else 0
+                before = _last_entry(posted, start) if posted is not None else 0
                 codes[term] = [number, numbers[number - before] + weights[count]]
             else:
                 codes_of.append(numbers[number - codes_of[0]] + weights[count])
@@ -224,5 +232,7 @@ def postings_of(entries: Sequence[Indexed], kept: Postings | None = None) -> Pos
             terms[term] = numbers[len(parts) - 1] + "".join(parts[1:])
         else:
             count, at = _read_number(posted, 0)
+            if not 0 < count <= start:
+                raise ValueError(f"a posting of {count} entries among {start}")
             terms[term] = numbers[count + len(parts) - 1] + posted[at:] + "".join(parts[1:])
     return Postings(terms, len(entries), digest.hexdigest())
