@@ -202,11 +202,13 @@
   // lands on it again, until the reader scrolls, types or clicks, or jumps elsewhere.
   var held = null;
   var heldUntil = 0;
+  var userMoved = false; // since the page opened
   ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (type) {
     window.addEventListener(
       type,
       function () {
         holdEnded = true;
+        userMoved = true;
       },
       { passive: true, capture: true }
     );
@@ -583,17 +585,6 @@
   });
 
   // ---- Start: a deep link opens the path through its entry ----
-
-  var userMoved = false;
-  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (type) {
-    window.addEventListener(
-      type,
-      function () {
-        userMoved = true;
-      },
-      { once: true, passive: true, capture: true }
-    );
-  });
 
   var initial = idFromHash();
   function openInitial() {
