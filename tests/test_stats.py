@@ -126,6 +126,9 @@ def test_usage_log_keeps_sums_per_model_and_day_and_gives_the_rows_back() -> Non
         ("model-b", "2026-01-02", 1, 100, 0.5),
     ]
     assert UsageLog.from_json(orjson.loads(orjson.dumps(log, default=list))) == log
+    # Rows as an earlier version kept them, each with its day and model, in a manifest of the same version.
+    earlier = {"keys": log.keys, "groups": log.groups, "rows_json": orjson.dumps([row[1:] for row in rows]).decode()}
+    assert UsageLog.from_json(orjson.loads(orjson.dumps(earlier, default=list))).rows() == rows
 
 
 def test_per_day(records: list[SessionRecord]) -> None:

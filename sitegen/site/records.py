@@ -83,11 +83,14 @@ class UsageLog:
         )
 
     def rows(self) -> list[UsageRecord]:
-        pairs = self.pairs
-        return [
-            UsageRecord(key, *pairs[row[0]], *row[1:])
-            for key, row in zip(self.keys, orjson.loads(self.rows_json), strict=True)
-        ]
+        rows = []
+        for key, row in zip(self.keys, orjson.loads(self.rows_json), strict=True):
+            if type(row[0]) is int:
+                day, model = self.pairs[row[0]]
+                rows.append(UsageRecord(key, day, model, *row[1:]))
+            else:  # a row as an earlier version kept it: [day, model, input, ...]
+                rows.append(UsageRecord(key, *row))
+        return rows
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UsageLog:
