@@ -223,7 +223,9 @@ def migrate_command(
 @app.command("resolve")
 @user_errors
 def resolve_command(
-    url: Annotated[str, typer.Argument(help="An artifact://N or agent://ID[/path|?q=...] URL.")],
+    url: Annotated[
+        str, typer.Argument(help="An artifact://N or agent://ID URL (agent URLs may end in /path or ?q=...).")
+    ],
     session: Annotated[str | None, typer.Option("--session", help="The session whose artifacts to use.")] = None,
     raw: Annotated[
         bool, typer.Option("--raw", help="Write control characters as they are, to a terminal too.")

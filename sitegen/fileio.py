@@ -36,10 +36,11 @@ def is_disk_full(error: OSError) -> bool:
 
 
 @contextmanager
-def replacing(path: Path, undoable: bool = True) -> Iterator[BinaryIO]:
+def replacing(path: Path, undoable: bool = True, self_checking: bool = False) -> Iterator[BinaryIO]:
     """A file to write that takes path's place only when the block ends without an error; within a
     rebuild that can be undone (sitegen.undo) the file it replaces is kept, unless not undoable (a
-    cache the build keeps for itself).
+    cache the build keeps for itself). A self_checking file (one whose reader finds it damaged, as
+    the manifest's does) is given its blocks before the rename (_allocate).
 
     No fsync: pages and indexes can be rebuilt, and syncing thousands of them would dominate a build
     (session files use sitegen.session.storage.atomic_write_bytes, which does sync)."""
@@ -50,7 +51,8 @@ def replacing(path: Path, undoable: bool = True) -> Iterator[BinaryIO]:
     try:
         with open(temp, "wb") as handle:
             yield handle
-            _allocate(handle)
+            if self_checking:
+                _allocate(handle)
         journal = active_journal() if undoable else None
         if journal is not None:
             journal.keep(path)
@@ -64,7 +66,11 @@ def _allocate(handle: BinaryIO) -> None:
     """Give the written file its blocks now. Renamed over an older file, a file whose blocks the
     kernel has not yet placed makes ext4 place and start writing them inside the rename (its guard
     for programs that replace files without fsync): 2 ms for a 2 MB manifest, a tenth of that once
-    placed. A full disk is found here, before the rename, rather than by a later write-back."""
+    placed. A full disk is found here, before the rename, rather than by a later write-back.
+
+    Only for files that check themselves: after a power loss, ext4's guard leaves the old or the new
+    file, where a file placed this way can read as zeros; a page would stay so until its session
+    changed, while the manifest is then found not to be JSON and the site is built again."""
     handle.flush()
     size = handle.tell()
     if size and hasattr(os, "posix_fallocate"):
@@ -76,10 +82,11 @@ def _allocate(handle: BinaryIO) -> None:
             # A file system without it (EOPNOTSUPP, EINVAL): the rename does as it would have.
 
 
-def replace_file(path: Path, data: bytes | str, undoable: bool = True) -> int:
-    """Write data beside path under a temporary name and rename it over path; returns the byte count."""
+def replace_file(path: Path, data: bytes | str, undoable: bool = True, self_checking: bool = False) -> int:
+    """Write data beside path under a temporary name and rename it over path (see replacing); returns
+    the byte count."""
     payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    with replacing(path, undoable) as handle:
+    with replacing(path, undoable, self_checking) as handle:
         handle.write(payload)
     return len(payload)
 

@@ -152,6 +152,7 @@
   // and so does a scroll that is not ours (a script's, or the scroll bar's).
   var holdEnded = false;
   var ownScrollY = -1;
+  var readerInputs = 0; // the reader's wheel, touch, key and mouse presses so far
   window.addEventListener(
     "scroll",
     function () {
@@ -169,8 +170,10 @@
     var job = ++scrollJob;
     var frames = 0;
     var still = 0;
+    var inputs = readerInputs;
     function step() {
-      if (job !== scrollJob) {
+      // A later jump took over, or the reader scrolled, typed or clicked during a hold: theirs now.
+      if (job !== scrollJob || (holding && readerInputs !== inputs)) {
         return;
       }
       var delta = distance();
@@ -209,6 +212,7 @@
       function () {
         holdEnded = true;
         userMoved = true;
+        readerInputs++;
       },
       { passive: true, capture: true }
     );
@@ -227,6 +231,9 @@
     held = element;
     heldUntil = Date.now() + milliseconds;
     holdEnded = false;
+    // Where the page is counts as ours even when landing needs no scroll, so that a scroll bar drag
+    // (no mousedown in some browsers) ends the hold too.
+    ownScrollY = window.scrollY;
     scrollToElement(element, true);
   }
 

@@ -311,6 +311,13 @@ def test_help_is_fast_and_lists_commands() -> None:
         assert command in out
 
 
+def test_every_command_has_its_help() -> None:
+    # Help text is rich markup: a bracket in it once made `resolve --help` fail with a traceback.
+    for name in sorted(command.name or "" for command in app.registered_commands):
+        code, out, err = invoke(name, "--help")
+        assert code == 0 and "Usage" in out, (name, err)
+
+
 def test_build_without_sessions_suggests_the_demo(tmp_path: Path) -> None:
     code, _, err = invoke("build", "--out", tmp_path / "site")
     assert code == 0 and "sitegen build --demo" in err

@@ -250,7 +250,8 @@ class SiteManifest:
         # crash they did not would call lost pages up to date.
         payload = orjson.dumps(data, default=_tuple_as_list)
         path = site_dir / MANIFEST_PATH
-        replace_file(path, payload)
+        # Self-checking: a manifest a crash left as zeros is not JSON, and is set aside on load.
+        replace_file(path, payload, self_checking=True)
         replace_file(_digest_path(path), _digest(payload))
 
     def _entry_json(self, entry: ManifestEntry) -> dict[str, Any]:

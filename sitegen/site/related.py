@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from sitegen import __version__
 from sitegen.fileio import open_regular, replace_file
 from sitegen.site.jobs import related_script, relative_url
 from sitegen.site.records import SessionRecord
@@ -23,6 +24,8 @@ from sitegen.transcript.model import Transcript
 __all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "write_related"]
 
 RELATED_COUNT = 5
+# Bump when what a <page>.related.js holds changes: every list file is then written again.
+RELATED_SCRIPT_FORMAT = 1
 # Terms kept per session: enough to tell sessions apart, small enough to keep in the manifest.
 TERMS_PER_SESSION = 120
 # Words in more sessions than this (or a quarter of them, if more) are not used to relate sessions.
@@ -266,7 +269,7 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
         [key, record.page, record.title, record.project, related.get(key, [])]
         for key, record in sorted(records.items())
     ]
-    inputs = _digest(listed)
+    inputs = _digest([__version__, RELATED_SCRIPT_FORMAT, listed])
     if inputs == kept_inputs and all(_size_of(site_dir / relative) == size for relative, (_, size) in kept.items()):
         return []
     files: dict[str, tuple[str, int]] = {}

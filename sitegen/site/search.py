@@ -318,7 +318,7 @@ def _kept_postings(cache: Any, key: str) -> Postings | None:
     if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("key") != key:
         return None
     entries, digest = cache.get("entries"), cache.get("digest")
-    if isinstance(entries, int) and isinstance(digest, str) and conforms(cache.get("postings"), dict[str, str]):
+    if type(entries) is int and isinstance(digest, str) and conforms(cache.get("postings"), dict[str, str]):
         return Postings(cache["postings"], entries, digest)
     return None
 
