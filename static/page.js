@@ -570,27 +570,6 @@
     },
   };
 
-  // ---- Print: open collapsed parts where CSS cannot (browsers without ::details-content) ----
-
-  var openedForPrint = [];
-  var cssOpensDetails = window.CSS && CSS.supports && CSS.supports("selector(::details-content)");
-  window.addEventListener("beforeprint", function () {
-    if (cssOpensDetails) {
-      return;
-    }
-    var closed = doc.querySelectorAll("details:not([open])");
-    for (var i = 0; i < closed.length; i++) {
-      closed[i].open = true;
-      openedForPrint.push(closed[i]);
-    }
-  });
-  window.addEventListener("afterprint", function () {
-    for (var i = 0; i < openedForPrint.length; i++) {
-      openedForPrint[i].open = false;
-    }
-    openedForPrint = [];
-  });
-
   // ---- Start: a deep link opens the path through its entry ----
 
   var initial = idFromHash();

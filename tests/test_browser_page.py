@@ -557,3 +557,23 @@ def test_lexer_error_tokens_read_as_plain_text(browser: Browser, tmp_path: Path)
         assert_clean(watch)
     finally:
         page.context.close()
+
+
+def test_print_opens_collapsed_parts_where_css_cannot(browser: Browser, page_file: Path) -> None:
+    # Chromium opens them in CSS (::details-content); a browser without it is played by hiding that.
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        context.add_init_script(
+            "const supports = CSS.supports.bind(CSS);"
+            "CSS.supports = (...args) => !String(args[0]).includes('details-content') && supports(...args);"
+        )
+        page = context.new_page()
+        page.goto(page_file.resolve().as_uri())
+        closed = page.evaluate("document.querySelectorAll('details:not([open])').length")
+        assert closed > 0
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        assert page.evaluate("document.querySelectorAll('details:not([open])').length") == 0
+        page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+        assert page.evaluate("document.querySelectorAll('details:not([open])').length") == closed
+    finally:
+        context.close()

@@ -87,6 +87,7 @@ PAGE_SCRIPTS = (
     "marks.js",
     "images.js",
     "artifacts.js",
+    "print.js",
 )
 
 LONG_PAGE_SCRIPTS = frozenset({"highlight.js"})
