@@ -4,6 +4,7 @@ the same HTML the server writes, when its entry is shown, with find's marks kept
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from sitegen.render.export import load_transcript
 from sitegen.render.lexer_tables import lexer_table
 from sitegen.render.page import LAZY_AFTER_NODES, PageOptions, PageRenderer
 from sitegen.site import worker
+from sitegen.site.build import BuildConfig, build_site
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -145,7 +147,7 @@ def test_later_code_is_coloured_as_the_server_colours_it(browser: Browser, pages
 def test_code_is_coloured_when_its_entry_is_shown(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     # The first screen came coloured from the server.
-    for entry in ("a0000", "r0000", "a0001", "r0001", "r0010"):
+    for entry in ("a0000", "r0000", "a0001", "r0001"):
         assert page.locator(f"#entry-{entry} .hl-later").count() == 0
     assert page.locator("#entry-r0001 span.k").count() > 0
     # Entries past the first screen: one in the document from the start, one in a chunk put in later.
@@ -159,6 +161,62 @@ def test_code_is_coloured_when_its_entry_is_shown(opened: tuple[Page, PageWatch]
     page.wait_for_function("() => document.getElementById('entry-r0100') !== null")
     assert page.locator("#entry-r0100 .hl-later").count() > 0
     assert_clean(watch)
+
+
+# Entries at the top of the page, before its scripts run: what a screen shows first.
+FIRST_SHOWN = """() => Array.from(document.querySelectorAll("#conversation article.entry"))
+  .filter((entry) => entry.offsetHeight > 0 && entry.getBoundingClientRect().top < window.innerHeight)
+  .map((entry) => [entry.id, entry.querySelectorAll(".hl-later").length, entry.querySelectorAll("pre span").length])"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(3840, 2160), (1280, 2160), (390, 844)])
+def test_the_first_screen_comes_coloured_before_any_script_runs(
+    browser: Browser, pages: dict[bool, Path], tmp_path: Path, width: int, height: int
+) -> None:
+    """The server colours the entries a first screen can show (counted in lines, not entries): on a
+    4K screen, a tall window and a phone, with scripts off, no code in view waits for the page."""
+    short = tmp_path / "short.html"
+    session = coloured_session(tmp_path / "short.jsonl", turns=40)
+    PageRenderer().write(load_transcript(session), PageOptions(highlight_later_short=True), short)
+    for path in (pages[True], short):
+        html = path.read_text(encoding="utf-8")
+        assert "hl-later" in html
+        context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=False)
+        page = context.new_page()
+        page.goto(path.resolve().as_uri())
+        shown = page.evaluate(FIRST_SHOWN)
+        context.close()
+        assert len(shown) >= 2, shown
+        assert [entry for entry, later, _ in shown if later] == [], (path.name, shown)
+        assert sum(spans for *_, spans in shown) > 0
+
+
+def test_no_page_of_the_demo_or_real_sessions_shows_code_waiting_for_the_page(browser: Browser, tmp_path: Path) -> None:
+    """Every site page of the demo sessions and the real fixtures (where present), with scripts off on
+    a tall window: the entries in view hold no code left to the page's highlighter."""
+    demo = Path(__file__).resolve().parent / "fixtures" / "golden" / "demo" / "pi"
+    agents = [demo]
+    real = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+    if real.is_dir():
+        folder = tmp_path / "real" / "sessions" / "--work-real--"
+        folder.mkdir(parents=True)
+        for session in real.glob("*.jsonl"):
+            shutil.copy(session, folder / session.name)
+        agents.append(tmp_path / "real")
+    site = tmp_path / "site"
+    build_site(BuildConfig(out=site, agent_dirs=agents, use_default_dirs=False, jobs=1))
+    pages = [page for page in sorted(site.glob("sessions/**/*.html")) if "hl-later" in page.read_text("utf-8")]
+    assert len(pages) >= (7 if real.is_dir() else 4)
+    context = browser.new_context(viewport={"width": 1280, "height": 2160}, java_script_enabled=False)
+    tab = context.new_page()
+    waiting = {}
+    for page in pages:
+        tab.goto(page.resolve().as_uri())
+        shown = tab.evaluate(FIRST_SHOWN)
+        if [entry for entry, later, _ in shown if later]:
+            waiting[page.name] = shown
+    context.close()
+    assert waiting == {}
 
 
 def test_find_marks_stay_on_code_coloured_after_them(opened: tuple[Page, PageWatch]) -> None:

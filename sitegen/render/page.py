@@ -26,6 +26,7 @@ from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.entries import entry_html, format_time, format_tokens
+from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
 from sitegen.render.highlight import Highlighter, lexer_name_for_path
@@ -61,9 +62,6 @@ CHUNK_NODES = 256
 LAZY_AFTER_NODES = 1500
 # Those chunks are smaller, so that putting one into the page never holds the reader up for long.
 LAZY_CHUNK_NODES = 64
-# A long page's entries past this many have their code coloured by the page (static/highlight.js) when
-# they come near the view: the first screen shows far fewer.
-FIRST_SCREEN_NODES = 64
 # A long page's tree holds its first rows (more than a sidebar shows); tree.js draws the rest from raw
 # text as the sidebar scrolls: laying out tens of thousands of rows was most of the page's opening time.
 LAZY_TREE_ROWS = 100
@@ -355,9 +353,8 @@ class PageRenderer:
         lazy = len(nodes) > LAZY_AFTER_NODES
         # Past the first screen, code is left to the page's highlighter (a page without entries past it
         # is as it was: no highlighter).
-        later = options.highlight_later and (
-            lazy or (options.highlight_later_short and len(nodes) > FIRST_SCREEN_NODES)
-        )
+        first_screen = first_screen_nodes(nodes, paired, on_path)
+        later = options.highlight_later and (lazy or (options.highlight_later_short and len(nodes) > first_screen))
         highlighter = self.highlighter
         highlighter.later_languages = set()
         shipped: set[str] = set()
@@ -371,10 +368,10 @@ class PageRenderer:
                 end = start + (LAZY_CHUNK_NODES if deferred else CHUNK_NODES)
                 if lazy and not deferred:
                     # The first screen's entries are coloured here, the rest of the first chunk later.
-                    end = min(end, (FIRST_SCREEN_NODES if place < FIRST_SCREEN_NODES else CHUNK_NODES) - at)
-                elif later and place < FIRST_SCREEN_NODES:
-                    end = min(end, FIRST_SCREEN_NODES - at)
-                highlighter.later = later and place >= FIRST_SCREEN_NODES
+                    end = min(end, (first_screen if place < first_screen else CHUNK_NODES) - at)
+                elif later and place < first_screen:
+                    end = min(end, first_screen - at)
+                highlighter.later = later and place >= first_screen
                 # Rendering makes no garbage cycles worth collecting (a 50 MB page's peak memory is the same
                 # without the collector), and its passes were a tenth of the time. Paused chunk by chunk,
                 # never across a yield: a caller that stops reading must not leave it off.
