@@ -11,6 +11,7 @@ import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -486,8 +487,10 @@ def _with_called(languages: set[str]) -> set[str]:
     return with_called(languages)
 
 
+@cache
 def _lexer_script(language: str) -> bytes:
-    """A lexer's rules for static/highlight.js, as a data script among the conversation's chunks."""
+    """A lexer's rules for static/highlight.js, as a data script among the conversation's chunks (made
+    once per process: the site's pages ship the same few)."""
     from sitegen.render.lexer_tables import lexer_table, table_json
 
     table = lexer_table(language)

@@ -32,11 +32,13 @@ WEIGHT_SCALE = 7.0
 # also indexed by each such character alone, for one-character words.
 _RUN = re.compile(r"[^\W_]+")
 _CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
-# On lowercased ASCII text a token is a run of [a-z0-9]: everything else becomes a space.
-_ASCII_SPACES = bytes(byte if chr(byte) in "0123456789abcdefghijklmnopqrstuvwxyz" else 32 for byte in range(256))
+# Text with no letter or digit beyond ASCII is tokenised as bytes: letters lowercased and every byte
+# that is not [a-z0-9] (punctuation, and each byte of a non-ASCII character: dashes, arrows, box
+# drawing, the snippets' "…") a space, in one translate.
+_TOKEN_BYTES = bytes(
+    byte + 32 if 65 <= byte <= 90 else byte if 48 <= byte <= 57 or 97 <= byte <= 122 else 32 for byte in range(256)
+)
 _ONE_CHARACTER = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
-# Non-ASCII characters that are not letters or digits (dashes, arrows, box drawing, the snippets' "…")
-# only separate tokens: turned into spaces, they leave the text on the ASCII path.
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Base64 digits for the variable-length numbers of the postings (5 bits per digit, 32 = "more follows").
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -118,14 +120,14 @@ def _indexed_terms(text: str) -> list[str]:
 
 def _term_counts(text: str) -> Counter[str]:
     """_indexed_terms(text), counted; text without non-ASCII letters takes a faster path (most of the indexing time)."""
-    text = text.lower()
-    if not text.isascii():
+    if text.isascii():
+        data = text.encode("ascii")
+    else:
         for char in set(_NON_ASCII.findall(text)):
-            if not char.isalnum():
-                text = text.replace(char, " ")
-        if not text.isascii():
-            return Counter(_lowered_terms(text, singles=True))
-    counts = Counter(text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split())
+            if char.isalnum():  # a letter or digit beyond ASCII: the general path
+                return Counter(_lowered_terms(text.lower(), singles=True))
+        data = text.encode("utf-8", "surrogatepass")
+    counts = Counter(data.translate(_TOKEN_BYTES).decode("ascii").split())
     for token in counts.keys() & _ONE_CHARACTER:
         del counts[token]
     if counts and max(map(len, counts)) > MAX_TOKEN:
