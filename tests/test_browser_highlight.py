@@ -169,26 +169,94 @@ FIRST_SHOWN = """() => Array.from(document.querySelectorAll("#conversation artic
   .map((entry) => [entry.id, entry.querySelectorAll(".hl-later").length, entry.querySelectorAll("pre span").length])"""
 
 
+def first_shown(browser: Browser, path: Path, width: int, height: int) -> list[Any]:
+    """[entry id, hl-later spans, coloured spans] of the entries in view when the page is first drawn,
+    with scripts off. Until a frame is drawn, content-visibility leaves every entry at its placeholder
+    height (more of them seem in view than are): a screenshot draws one."""
+    context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(path.resolve().as_uri())
+    page.screenshot(clip={"x": 0, "y": 0, "width": 8, "height": 8})
+    shown: list[Any] = page.evaluate(FIRST_SHOWN)
+    context.close()
+    return shown
+
+
+PY = "def f(x):\n    return x + 1  # ok\nclass A:\n    pass\n"
+
+
+def _hidden_message(b: SessionBuilder) -> None:
+    """A display:false message (an extension's context), which the page hides."""
+    b.user("u-first", "hello")
+    b.add("custom_message", "hidden", customType="ctx", display=False, content="\n".join(f"l{i}" for i in range(400)))
+
+
+def _extension_state(b: SessionBuilder) -> None:
+    """Extension state entries between short prompts: hidden, and many of them."""
+    for n in range(12):
+        b.add("custom", f"state{n}", customType="state", data={"n": n})
+        b.user(f"hi{n}", f"hi {n}")
+
+
+def _abandoned_branch(b: SessionBuilder) -> None:
+    """A first branch of 80 entries off the shown path, before it in the page's order."""
+    root = b.user("u-root", "start")
+    for n in range(40):
+        b.assistant(f"x{n:03d}", [text("```python\nprint(0)\n```\n")])
+        b.user(f"y{n:03d}", "again")
+    b.leaf = root
+
+
+def _output_in_parts(b: SessionBuilder) -> None:
+    """A result of five text parts, folded as one output in its card."""
+    b.user("u-first", "hello")
+    b.assistant("a-first", [tool_call("many", "bash", command="ls")])
+    parts = [{"type": "text", "text": "\n".join(f"x{i}" for i in range(39))} for _ in range(5)]
+    b.message("r-first", "toolResult", parts, toolCallId="many", toolName="bash", isError=False)
+
+
+def _soft_breaks(b: SessionBuilder) -> None:
+    """A prompt of 200 one-word lines and one of 300 blank ones: a paragraph each in markdown."""
+    b.user("u-first", "\n".join(f"word{i}" for i in range(200)))
+    b.user("u-second", "hello" + "\n" * 300 + "there")
+
+
+SHAPES = {
+    f.__name__.strip("_"): f
+    for f in (_hidden_message, _extension_state, _abandoned_branch, _output_in_parts, _soft_breaks)
+}
+
+
 @pytest.mark.parametrize(("width", "height"), [(3840, 2160), (1280, 2160), (390, 844)])
 def test_the_first_screen_comes_coloured_before_any_script_runs(
     browser: Browser, pages: dict[bool, Path], tmp_path: Path, width: int, height: int
 ) -> None:
     """The server colours the entries a first screen can show (counted in lines, not entries): on a
-    4K screen, a tall window and a phone, with scripts off, no code in view waits for the page."""
-    short = tmp_path / "short.html"
-    session = coloured_session(tmp_path / "short.jsonl", turns=40)
-    PageRenderer().write(load_transcript(session), PageOptions(highlight_later_short=True), short)
-    for path in (pages[True], short):
-        html = path.read_text(encoding="utf-8")
-        assert "hl-later" in html
-        context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=False)
-        page = context.new_page()
-        page.goto(path.resolve().as_uri())
-        shown = page.evaluate(FIRST_SHOWN)
-        context.close()
-        assert len(shown) >= 2, shown
+    4K screen, a tall window and a phone, with scripts off, no code in view waits for the page.
+    Besides the long page and a short one, pages that start with what the page hides or shows
+    shorter than its text: hidden messages, extension state, an abandoned branch, an output in
+    parts, markdown paragraphs of many lines."""
+    written = [pages[True]]
+    for name, shape in {"short": None, **SHAPES}.items():
+        b = SessionBuilder(session_id=f"shape-{name}", cwd="/work/app")
+        if shape is not None:
+            shape(b)
+        for n in range(40):
+            b.user(f"u{n:04d}", f"show file {n}")
+            b.assistant(f"a{n:04d}", [text(FENCES), tool_call(f"c{n}", "read", path=f"/work/app/a{n}.py")])
+            b.tool_result(f"r{n:04d}", f"c{n}", "read", PY)
+        page = tmp_path / f"{name}.html"
+        PageRenderer().write(
+            load_transcript(b.write(tmp_path / f"{name}.jsonl")), PageOptions(highlight_later_short=True), page
+        )
+        written.append(page)
+    for path in written:
+        assert "hl-later" in path.read_text(encoding="utf-8")
+        shown = first_shown(browser, path, width, height)
+        assert shown, path.name
         assert [entry for entry, later, _ in shown if later] == [], (path.name, shown)
-        assert sum(spans for *_, spans in shown) > 0
+        if height > 1000:  # a tall screen reaches code on every page
+            assert sum(spans for *_, spans in shown) > 0, (path.name, shown)
 
 
 def test_no_page_of_the_demo_or_real_sessions_shows_code_waiting_for_the_page(browser: Browser, tmp_path: Path) -> None:
@@ -207,15 +275,11 @@ def test_no_page_of_the_demo_or_real_sessions_shows_code_waiting_for_the_page(br
     build_site(BuildConfig(out=site, agent_dirs=agents, use_default_dirs=False, jobs=1))
     pages = [page for page in sorted(site.glob("sessions/**/*.html")) if "hl-later" in page.read_text("utf-8")]
     assert len(pages) >= (7 if real.is_dir() else 4)
-    context = browser.new_context(viewport={"width": 1280, "height": 2160}, java_script_enabled=False)
-    tab = context.new_page()
     waiting = {}
     for page in pages:
-        tab.goto(page.resolve().as_uri())
-        shown = tab.evaluate(FIRST_SHOWN)
+        shown = first_shown(browser, page, 1280, 2160)
         if [entry for entry, later, _ in shown if later]:
             waiting[page.name] = shown
-    context.close()
     assert waiting == {}
 
 
