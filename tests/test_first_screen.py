@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from markupsafe import Markup
 from sessions import SessionBuilder, text, thinking, tool_call
 
 from sitegen.render.first_screen import FIRST_SCREEN_LINES, MAX_FIRST_SCREEN_ENTRIES, first_screen_nodes
 from sitegen.render.navigation import display_order
 from sitegen.render.page import paired_result_ids
+from sitegen.render.text import fold_text, shown_lines
 from sitegen.transcript.load import load_transcript
 
 
@@ -88,3 +90,23 @@ def test_an_output_counts_what_shows_before_its_fold(tmp_path: Path) -> None:
     # Each card: its entry's head, the call's head and the folded output's 24 lines (the five parts
     # are one output of 199 lines): 26 lines, so the sixth card is the one that reaches 150.
     assert ids[count - 1] == "a5"
+
+
+def test_shown_lines_are_the_lines_fold_text_shows() -> None:
+    samples = [
+        "",
+        "one",
+        "one\n",
+        "a\nb\nc",
+        "\n" * 45,
+        "x\n" * 40,
+        "x\n" * 41,
+        "y" * 9000,
+        "z" * 2000 + "\n" + "w" * 7000,
+    ]
+    samples += ["line\n" * 30 + "q" * 8000, "\x1b[31m" * 700 + "red", "k\n" * 100 + "tail"]
+    for sample in samples:
+        folded = fold_text(sample, Markup)
+        head = str(folded.head)
+        head_lines = head.count("\n") + (0 if head.endswith("\n") or not head else 1)
+        assert shown_lines(sample) == head_lines, repr(sample[:40])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from sitegen.render.text import FOLD_AFTER_CHARS, FOLD_AFTER_LINES, PREVIEW_CHARS, PREVIEW_LINES
+from sitegen.render.text import shown_lines
 from sitegen.render.tools import result_text
 from sitegen.transcript.model import Node, Part
 
@@ -31,8 +31,8 @@ def first_screen_nodes(nodes: Sequence[Node], paired: Collection[str], on_path: 
     """How many of nodes (in display order) reach through the first screen: shown entries are
     counted until their lines reach FIRST_SCREEN_LINES or they number MAX_FIRST_SCREEN_ENTRIES.
     Entries the page hides at first take no room (a branch off the shown path, a display:false
-    message, extension state) and lines are counted low (no wrapping, a paragraph as one line, an
-    output by the preview before its fold), so a screen is never thought fuller than it is."""
+    message, extension state) and lines are counted low (a paragraph by its length in the widest
+    column, an output by the preview before its fold), so a screen is never thought fuller than it is."""
     lines = shown = 0
     for place, node in enumerate(nodes):
         if node.id in paired or node.id not in on_path or node.hidden or node.kind in _HIDDEN_KINDS:
@@ -50,7 +50,7 @@ def _least_lines(node: Node, on_path: Collection[str]) -> int:
     if kind in _PARTS_KINDS:
         return 1 + sum(_part_lines(part, on_path) for part in node.parts)
     if kind == "tool_result":  # a result without its call: each part's output, folded
-        return 1 + sum(_output_lines(part.text) for part in node.parts if part.kind != "image")
+        return 1 + sum(shown_lines(part.text) for part in node.parts if part.kind != "image")
     return 1  # a marker, a summary, a command: its head at least
 
 
@@ -62,7 +62,7 @@ def _part_lines(part: Part, on_path: Collection[str]) -> int:
         result = part.call.result
         if result is None or result.node_id not in on_path:
             return 1  # the card's head; a result off the shown path is hidden in it
-        return 1 + _output_lines(result_text(result))
+        return 1 + shown_lines(result_text(result))
     return 1 if part.text.strip() else 0  # folded thinking, an image's caption, an unknown block
 
 
@@ -88,13 +88,3 @@ def _markdown_lines(text: str) -> int:
     if paragraph:
         lines += max(1, paragraph // _PROSE_LINE_CHARACTERS)
     return lines
-
-
-def _output_lines(text: str) -> int:
-    """The lines of an output shown before its fold (sitegen.render.text.fold_text); none when empty."""
-    if not text:
-        return 0
-    lines = text.count("\n", 0, PREVIEW_CHARS * 4) + (0 if text.endswith("\n") else 1)
-    if lines <= FOLD_AFTER_LINES and len(text) <= FOLD_AFTER_CHARS:
-        return lines
-    return min(PREVIEW_LINES, text.count("\n", 0, PREVIEW_CHARS) + 1)

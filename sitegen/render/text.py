@@ -18,6 +18,7 @@ __all__ = [
     "html_escape",
     "human_size",
     "markdown_escape",
+    "shown_lines",
 ]
 
 # Output longer than FOLD_AFTER_LINES shows PREVIEW_LINES and folds the rest behind a control;
@@ -81,17 +82,10 @@ def fold_text(
 ) -> Folded:
     """Split text into a preview and a folded rest, each turned into HTML separately (the rest by
     rest_to_html when given: highlighting only what shows before expanding keeps big pages fast)."""
-    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    lines = _line_count(text)
     if lines <= FOLD_AFTER_LINES and len(text) <= FOLD_AFTER_CHARS:
         return Folded(head=to_html(text), rest=None, lines=lines, rest_lines=0)
-    cut = len(text)
-    if lines > FOLD_AFTER_LINES:
-        cut = -1
-        for _ in range(PREVIEW_LINES):
-            cut = text.index("\n", cut + 1)
-        cut += 1
-    if cut > PREVIEW_CHARS:
-        cut = _char_cut(text, PREVIEW_CHARS)
+    cut = _preview_end(text, lines)
     head, rest = text[:cut], text[cut:]
     head_lines = head.count("\n")
     rest_html = (rest_to_html or to_html)(rest)
@@ -103,6 +97,33 @@ def fold_text(
         rest_lines=lines - head_lines,
         rest_chars=len(rest) if mid_line else 0,
     )
+
+
+def shown_lines(text: str) -> int:
+    """How many lines of text fold_text shows before its fold, without making its HTML: an
+    estimate of an output's height."""
+    lines = _line_count(text)
+    if lines <= FOLD_AFTER_LINES and len(text) <= FOLD_AFTER_CHARS:
+        return lines
+    return _line_count(text[: _preview_end(text, lines)])
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def _preview_end(text: str, lines: int) -> int:
+    """Where the preview of a text too long to show whole ends: after PREVIEW_LINES lines, or sooner
+    by characters (_char_cut)."""
+    cut = len(text)
+    if lines > FOLD_AFTER_LINES:
+        cut = -1
+        for _ in range(PREVIEW_LINES):
+            cut = text.index("\n", cut + 1)
+        cut += 1
+    if cut > PREVIEW_CHARS:
+        cut = _char_cut(text, PREVIEW_CHARS)
+    return cut
 
 
 def _char_cut(text: str, limit: int) -> int:
