@@ -42,6 +42,21 @@ REAL_PROJECT = "sessions/workspaces-pi-mono-"
 _CONVERSATION = re.compile(r'<main id="conversation">\n?(.*?)</main>', re.DOTALL)
 
 
+def test_installed_libraries_are_the_releases_the_goldens_cover() -> None:
+    """The pages' bytes depend on pygments' and markdown-it-py's releases: a newcomer's pip must resolve the
+    ones the goldens were made with (pyproject.toml's ranges), and a new release means refreshed goldens."""
+    import json
+    from importlib.metadata import version
+
+    made_with = json.loads((GOLDEN / "versions.json").read_text(encoding="utf-8"))
+    for library, golden_version in made_with.items():
+        installed = version(library)
+        assert installed.split(".")[:2] == golden_version.split(".")[:2], (
+            f"{library} {installed} is installed; the goldens cover {golden_version}: "
+            "move pyproject.toml's range and run python -m tools.refresh_goldens"
+        )
+
+
 def conversation(html: str) -> str:
     match = _CONVERSATION.search(html)
     assert match is not None, "the page has no <main id=conversation>"

@@ -7,7 +7,7 @@ __all__ = ["PRIORITIES", "PYGMENTS_VERSION"]
 
 # The pygments release these were read from; with any other, lexers are imported to rank them.
 # tests/test_markdown.py checks the table against the installed release's classes.
-PYGMENTS_VERSION = "2.20.0"
+PYGMENTS_VERSION = "2.21.0"
 
 # Lexer class name -> priority, for the lexers that have a file name pattern and a priority other
 # than 0.
