@@ -15,7 +15,7 @@ from types import FrameType
 import typer
 
 from sitegen.cli import _open_in_browser, fail
-from sitegen.site.lock import Holder
+from sitegen.site.build.lock import Holder
 
 __all__ = ["BuildOptions", "Stopped", "run_build", "run_watch", "stopped_by_signals"]
 
@@ -74,8 +74,8 @@ class BuildOptions:
 
 
 def run_build(options: BuildOptions) -> None:
-    from sitegen.site.build import BuildConfig, build_site, claim_site
-    from sitegen.site.progress import Progress
+    from sitegen.site.build.pipeline import BuildConfig, build_site, claim_site
+    from sitegen.site.build.progress import Progress
 
     out = options.out
     started = time.perf_counter()
@@ -125,9 +125,9 @@ def run_build(options: BuildOptions) -> None:
 def run_watch(options: BuildOptions, host: str, port: int) -> None:
     import ipaddress
 
-    from sitegen.site.build import BuildConfig, claim_site
-    from sitegen.site.progress import Progress
-    from sitegen.site.watch import LiveSite, WatchEvent
+    from sitegen.site.build.pipeline import BuildConfig, claim_site
+    from sitegen.site.build.progress import Progress
+    from sitegen.site.live.watch import LiveSite, WatchEvent
 
     progress = Progress(sys.stderr)
 

@@ -16,7 +16,7 @@
   var indexUrl = form.getAttribute("data-index");
   var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1);
 
-  // Must match sitegen/site/search.py (terms, shard buckets, postings) and sitegen/site/prompts.py.
+  // Must match sitegen/site/search.py (terms, shard buckets, postings) and sitegen/site/prompts/page.py.
   var RUN = /[\p{L}\p{N}]+/gu;
   var CJK_CHARACTERS =
     "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";

@@ -16,10 +16,9 @@ from sessions import SessionBuilder, text, tool_call
 from site_helpers import build
 
 from sitegen.render.export import load_transcript
-from sitegen.render.lexer_tables import lexer_table
+from sitegen.render.highlight.tables import lexer_table
 from sitegen.render.page import LAZY_AFTER_NODES, PageOptions, PageRenderer
-from sitegen.site import worker
-from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.build.pipeline import BuildConfig, build_site, worker
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -9,7 +9,7 @@ import pytest
 from sessions import SessionBuilder, text
 from site_helpers import build
 
-from sitegen.site.related import related_sessions, remembered_related
+from sitegen.site.pages.related import related_sessions, remembered_related
 
 
 def test_similar_sessions_rank_first() -> None:

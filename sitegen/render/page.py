@@ -27,11 +27,11 @@ from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.entries import entry_html, format_time, format_tokens
-from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
-from sitegen.render.highlight import Highlighter, lexer_name_for_path
-from sitegen.render.markdown import MarkdownRenderer
+from sitegen.render.highlight.first_screen import first_screen_nodes
+from sitegen.render.highlight.pygments_html import Highlighter, lexer_name_for_path
+from sitegen.render.markdown.render import MarkdownRenderer
 from sitegen.render.navigation import (
     MESSAGE_ENTRY_TYPES,
     ROLE_NAMES,
@@ -482,7 +482,7 @@ def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple
 def _with_called(languages: set[str]) -> set[str]:
     if not languages:
         return languages
-    from sitegen.render.lexer_tables import with_called
+    from sitegen.render.highlight.tables import with_called
 
     return with_called(languages)
 
@@ -491,7 +491,7 @@ def _with_called(languages: set[str]) -> set[str]:
 def _lexer_script(language: str) -> bytes:
     """A lexer's rules for static/highlight.js, as a data script among the conversation's chunks (made
     once per process: the site's pages ship the same few)."""
-    from sitegen.render.lexer_tables import lexer_table, table_json
+    from sitegen.render.highlight.tables import lexer_table, table_json
 
     table = lexer_table(language)
     aliases = " ".join(table["aliases"]) if table is not None else language

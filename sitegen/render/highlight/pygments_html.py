@@ -13,7 +13,7 @@ from markupsafe import Markup
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 
 from sitegen.render.fragments import FragmentStore, fragment_key
-from sitegen.render.lexer_priority import PRIORITIES, PYGMENTS_VERSION
+from sitegen.render.highlight.priority import PRIORITIES, PYGMENTS_VERSION
 from sitegen.render.text import escape_text
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def lexer_class_by_name(name: str) -> type[Lexer] | None:
 @lru_cache(maxsize=512)
 def _lexer_by_name(name: str) -> Lexer | None:
     """A ready lexer for an alias, its rules compiled as they are first tried."""
-    from sitegen.render.lexing import prepare_lexer_class
+    from sitegen.render.highlight.lexing import prepare_lexer_class
 
     cls = lexer_class_by_name(name)
     if cls is None:
@@ -92,7 +92,7 @@ _OPEN, _CLASS_END, _CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
 def format_tokens(lexer: Lexer, text: str) -> str:
     """Class-based HTML like pygments' HtmlFormatter, but leaner: plain text and whitespace get no
     span and runs of one class are merged, which halves the size of highlighted pages."""
-    from sitegen.render.lexing import lex
+    from sitegen.render.highlight.lexing import lex
 
     if _OPEN in text or _CLASS_END in text or _CLOSE in text:
         return _format_runs(lex(lexer, text))
@@ -230,7 +230,7 @@ def _lexer_for_name(name: str) -> str | None:
 @lru_cache(maxsize=256)
 def _browser_lexer(alias: str) -> str | None:
     """The name the page's highlighter knows a lexer by (its first alias), when it can run it."""
-    from sitegen.render.lexer_tables import lexer_table
+    from sitegen.render.highlight.tables import lexer_table
 
     cls = lexer_class_by_name(alias)
     if cls is None or not cls.aliases:
@@ -265,7 +265,7 @@ class Highlighter:
         if not alias or len(text) > self.limit:
             return escape_text(text)
         if self.later and (portable := self._browser_lexer(alias)) is not None:
-            from sitegen.render.lexer_tables import fenced_languages
+            from sitegen.render.highlight.tables import fenced_languages
 
             also = fenced_languages(portable, text)
             if also is not None:

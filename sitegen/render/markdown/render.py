@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup, escape
 
 from sitegen.render.fragments import FragmentStore, fragment_key
-from sitegen.render.highlight import Highlighter
+from sitegen.render.highlight.pygments_html import Highlighter
 from sitegen.render.text import INTRAWORD_UNDERSCORES, markdown_escape
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class MarkdownRenderer:
     def _make_parser(self) -> MarkdownIt:
         from markdown_it import MarkdownIt
 
-        from sitegen.render.markdown_blocks import install
+        from sitegen.render.markdown.blocks import install
 
         md = MarkdownIt(
             "commonmark", {"html": False, "linkify": False, "typographer": False, "maxNesting": MAX_NESTING}
@@ -126,7 +126,7 @@ class MarkdownRenderer:
         return Markup(html)
 
     def _render(self, text: str) -> str:
-        from sitegen.render.markdown_blocks import quick_html
+        from sitegen.render.markdown.blocks import quick_html
 
         md = self._md
         # Most messages' blocks and inline text are read in one pass, to the HTML markdown-it writes.

@@ -19,7 +19,8 @@ from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.history.store import OnBatch, Snapshot, StoreRead, read_store, store_fingerprint
-from sitegen.site.prompt_data import (
+from sitegen.site.build.records import SessionRecord
+from sitegen.site.prompts.data import (
     CHUNK_PROMPTS,
     DATA_DIR,
     SEGMENT_CHUNKS,
@@ -31,8 +32,7 @@ from sitegen.site.prompt_data import (
     index_payload,
     prompt_search_key,
 )
-from sitegen.site.prompt_rows import PAGE, Chunk, ChunkMaker, KeptRows
-from sitegen.site.records import SessionRecord
+from sitegen.site.prompts.rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.search import SearchDocInfo, has_search_entries
 from sitegen.titles import snippet
 

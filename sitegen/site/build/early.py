@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitegen.site.manifest import ManifestEntry, SiteManifest
-from sitegen.site.progress import progress_text
+from sitegen.site.build.manifest import ManifestEntry, SiteManifest
+from sitegen.site.build.progress import progress_text
 
 if TYPE_CHECKING:
-    from sitegen.site.indexes import IndexWriter
+    from sitegen.site.pages.indexes import IndexWriter
 
 __all__ = ["EARLY_MIN_JOBS", "EarlyPages", "LiveHooks"]
 
@@ -83,7 +83,7 @@ class EarlyPages:
 
     def _write(self, current: dict[str, ManifestEntry]) -> list[str]:
         if self._writer is None:
-            from sitegen.site.indexes import IndexWriter
+            from sitegen.site.pages.indexes import IndexWriter
 
             self._writer = IndexWriter(self.site_dir, self.assets)
         shown = SiteManifest(sessions={**self.before, **current})

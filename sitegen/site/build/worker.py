@@ -20,9 +20,9 @@ from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.session.discover import read_session_info
 from sitegen.session.entries import shorten
-from sitegen.site.artifact_files import ArtifactFiles
-from sitegen.site.assets import folder_hash
-from sitegen.site.jobs import (
+from sitegen.site.build.artifact_files import ArtifactFiles
+from sitegen.site.build.assets import folder_hash
+from sitegen.site.build.jobs import (
     RenderJob,
     RenderOutcome,
     fragments_path,
@@ -30,12 +30,12 @@ from sitegen.site.jobs import (
     relative_url,
     subagent_search_key,
 )
-from sitegen.site.manifest import content_hash
-from sitegen.site.prompt_links import user_prompts
-from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
-from sitegen.site.related import session_terms
+from sitegen.site.build.manifest import content_hash
+from sitegen.site.build.records import SessionRecord, UsageLog, UsageRecord
+from sitegen.site.build.sources import is_utf8_path
+from sitegen.site.pages.related import session_terms
+from sitegen.site.prompts.links import user_prompts
 from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
-from sitegen.site.sources import is_utf8_path
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript

@@ -10,14 +10,14 @@ import orjson
 
 from sitegen.history.store import HISTORY_FILE
 from sitegen.history.writer import HistoryRow, write_history
-from sitegen.site.demo import demo_prompts
+from sitegen.site.prompts.demo import demo_prompts
 
 __all__ = ["demo_history"]
 
 
 def demo_history(folder: Path) -> Path:
     """<folder>/history.db in omp 18's schema, holding each prompt typed in the demo's sessions
-    (sitegen.site.demo), with its time, folder and session; rewritten only when those change, so an
+    (sitegen.site.prompts.demo), with its time, folder and session; rewritten only when those change, so an
     unchanged demo costs no rebuild of its Prompts page."""
     rows = [HistoryRow(p.prompt, p.created_ms // 1000, p.cwd or None, p.session_id) for p in demo_prompts()]
     digest = hashlib.blake2b(orjson.dumps([list(row) for row in rows]), digest_size=16).hexdigest()

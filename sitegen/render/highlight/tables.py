@@ -2,7 +2,7 @@
 
 Past its first screen a page (every site page, and a long exported one) leaves its code plain and
 static/highlight.js colours it when it is shown, with the rules of the same installed pygments lexer,
-so the reader sees what the server would have written. sitegen.render.lexer_translate makes a table
+so the reader sees what the server would have written. sitegen.render.highlight.translate makes a table
 from a lexer; this module keeps them, so that a page whose code is all in the build's fragment store
 needs neither pygments' lexer machinery nor a translation.
 """
@@ -58,7 +58,7 @@ def _own_table(alias: str) -> dict[str, Any] | None:
                 return cached["table"]  # type: ignore[no-any-return]
         except (OSError, ValueError):
             pass  # none yet, or not ours: translated again, and written anew
-    from sitegen.render.lexer_translate import translated_table
+    from sitegen.render.highlight.translate import translated_table
 
     table = translated_table(alias)
     if path is not None:
@@ -74,7 +74,7 @@ def _table_cache() -> Path | None:
     key = hashlib.sha256(f"{pygments.__version__} {sys.version_info[:2]}".encode())
     # The code the tables come from, by its files: importing it would load pygments' lexer machinery.
     here = Path(__file__).parent
-    for name in ("lexer_translate.py", "lexing.py", "highlight.py"):
+    for name in ("translate.py", "lexing.py", "pygments_html.py"):
         key.update((here / name).read_bytes())
     return cache_folder(f"lexer-tables/{key.hexdigest()[:16]}")
 
@@ -87,7 +87,7 @@ def fenced_languages(alias: str, text: str) -> set[str] | None:
         return None
     if not table["fences"]:
         return set()
-    from sitegen.render.highlight import lexer_class_by_name
+    from sitegen.render.highlight.pygments_html import lexer_class_by_name
 
     found = set()
     for language in set(_FENCE_LANGUAGE.findall(text)):

@@ -14,10 +14,10 @@ from sitegen.errors import SitegenError
 from sitegen.history.store import HISTORY_FILE, store_fingerprint
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
-from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
-from sitegen.site.early import LiveHooks
-from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
-from sitegen.site.sources import demo_dirs
+from sitegen.site.build.early import LiveHooks
+from sitegen.site.build.pipeline import BuildConfig, BuildResult, ProgressCallback, build_site
+from sitegen.site.build.sources import demo_dirs
+from sitegen.site.live.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
 from sitegen.undo import Journal
 
 __all__ = ["BuildFunction", "LiveSite", "Reporter", "WatchError", "WatchEvent", "history_paths", "watch_paths"]
@@ -56,7 +56,7 @@ Reporter = Callable[[WatchEvent], None]
 
 def _in_checkout() -> bool:
     """True when templates/ and static/ are the checkout's own (editable install), not the wheel's copies."""
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]
     return package not in resource_dir("templates").parents
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from sitegen.site.records import SessionRecord
+from sitegen.site.build.records import SessionRecord
 
 __all__ = [
     "NEWEST_FIRST",
@@ -21,7 +21,7 @@ __all__ = [
     "render_order",
 ]
 
-# The home page lists this many of the newest sessions (sitegen.site.indexes.RECENT_SESSIONS); a
+# The home page lists this many of the newest sessions (sitegen.site.pages.indexes.RECENT_SESSIONS); a
 # build renders them first, newest first.
 NEWEST_FIRST = 20
 

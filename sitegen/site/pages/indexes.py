@@ -10,10 +10,10 @@ from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
-from sitegen.site.jobs import NEWEST_FIRST
-from sitegen.site.manifest import SiteManifest
-from sitegen.site.records import SessionRecord
-from sitegen.site.stats import Stats, compute_stats, render_stats_page
+from sitegen.site.build.jobs import NEWEST_FIRST
+from sitegen.site.build.manifest import SiteManifest
+from sitegen.site.build.records import SessionRecord
+from sitegen.site.pages.stats import Stats, compute_stats, render_stats_page
 
 __all__ = [
     "RECENT_SESSIONS",
@@ -76,7 +76,7 @@ def _duration(ms: int) -> str:
 
 @dataclass(slots=True)
 class PromptsSummary:
-    """What the index pages say of the prompt history (sitegen.site.prompts)."""
+    """What the index pages say of the prompt history (sitegen.site.prompts.page)."""
 
     count: int = 0
     latest: str = ""  # the newest prompt, one line
@@ -118,7 +118,7 @@ class IndexWriter:
         building: str = "",
     ) -> list[str]:
         """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed.
-        With `building` (a long build's progress in words, sitegen.site.early), only the project pages
+        With `building` (a long build's progress in words, sitegen.site.build.early), only the project pages
         and the home page, which shows it in a note: the rest waits for the build's end."""
         records = manifest.records()
         prompts = prompts or PromptsSummary()

@@ -1,4 +1,4 @@
-"""pygments' regex lexers translated into tables for the page's highlighter (sitegen.render.lexer_tables).
+"""pygments' regex lexers translated into tables for the page's highlighter (sitegen.render.highlight.tables).
 
 Patterns are translated from the parsed expression (the re module's own parser), not from their text:
 every escape, class, flag and anchor is already resolved there. A lexer is portable when each of its
@@ -17,8 +17,8 @@ from typing import Any
 from pygments.lexer import Lexer, RegexLexer, _This
 from pygments.token import String, _TokenType
 
-from sitegen.render.highlight import css_class_of, lexer_class_by_name
-from sitegen.render.lexing import Rule, pattern_source, prepare_lexer_class
+from sitegen.render.highlight.lexing import Rule, pattern_source, prepare_lexer_class
+from sitegen.render.highlight.pygments_html import css_class_of, lexer_class_by_name
 
 __all__ = ["JS_FLAGS", "NotPortable", "called_lexers", "js_pattern", "translated_table"]
 

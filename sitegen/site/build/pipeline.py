@@ -22,10 +22,10 @@ from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
-from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
-from sitegen.site.checkpoint import Checkpoints, sweep_temporaries
-from sitegen.site.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
-from sitegen.site.jobs import (
+from sitegen.site.build.assets import folder_hash, publish_assets, remove_stale_assets
+from sitegen.site.build.checkpoint import Checkpoints, sweep_temporaries
+from sitegen.site.build.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
+from sitegen.site.build.jobs import (
     NEWEST_FIRST,
     RenderJob,
     RenderOutcome,
@@ -35,12 +35,10 @@ from sitegen.site.jobs import (
     render_order,
     subagent_search_key,
 )
-from sitegen.site.lock import Holder, site_lock, take_unclean_end
-from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
-from sitegen.site.records import SessionRecord
-from sitegen.site.related import write_related
-from sitegen.site.search import SearchDocInfo, update_search_index
-from sitegen.site.sources import (
+from sitegen.site.build.lock import Holder, site_lock, take_unclean_end
+from sitegen.site.build.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
+from sitegen.site.build.records import SessionRecord
+from sitegen.site.build.sources import (
     Source,
     demo_dirs,
     find_sources,
@@ -49,13 +47,15 @@ from sitegen.site.sources import (
     project_slug,
     unique_key,
 )
-from sitegen.site.unreadable import write_unreadable
+from sitegen.site.build.unreadable import write_unreadable
+from sitegen.site.pages.related import write_related
+from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.timings import PhaseClock
 from sitegen.transcript.load import family_of
 from sitegen.undo import active_journal, undo_unfinished
 
 if TYPE_CHECKING:
-    from sitegen.site.prompts import PromptsResult
+    from sitegen.site.prompts.page import PromptsResult
 
 __all__ = ["BuildConfig", "BuildResult", "DiskFull", "ProgressCallback", "build_site", "claim_site"]
 
@@ -94,7 +94,7 @@ class BuildConfig:
     # Read PI_CODING_AGENT_DIR / ~/.pi etc. besides the given dirs (off for --demo and in tests).
     use_default_dirs: bool = True
     profile: bool = False  # time each phase of the build (BuildResult.seconds)
-    # sitegen watch's first build: shown as it goes when it is long (sitegen.site.early).
+    # sitegen watch's first build: shown as it goes when it is long (sitegen.site.build.early).
     live: LiveHooks | None = None
 
 
@@ -191,7 +191,7 @@ def _run_jobs(
     # Rendering imports jinja, markdown-it and pygments, the pool multiprocessing: only a build with
     # work to do pays for the first, and only one with several sessions to render for the second.
     with imports_settled():
-        from sitegen.site.worker import render_job
+        from sitegen.site.build.worker import render_job
 
     outcomes: list[RenderOutcome] = []
     if len(jobs) < POOL_MIN_JOBS or workers <= 1:
@@ -206,7 +206,7 @@ def _run_jobs(
         return outcomes
     import multiprocessing
 
-    from sitegen.site.pool import WorkerPool, forward_logged
+    from sitegen.site.build.pool import WorkerPool, forward_logged
 
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
@@ -288,10 +288,10 @@ def _update_prompts(
     config: BuildConfig, pi_dirs: list[Path], manifest: SiteManifest, assets: dict[str, str], *, changed: bool
 ) -> PromptsResult:
     """The Prompts page, from each agent dir's history.db (for --demo, one made from the demo's sessions)."""
-    from sitegen.site.prompts import update_prompts
+    from sitegen.site.prompts.page import update_prompts
 
     if config.demo:
-        from sitegen.site.demo_history import demo_history
+        from sitegen.site.prompts.demo_history import demo_history
 
         stores = [demo_history(config.out / OWNER_MARK / "demo")]
     else:
@@ -463,7 +463,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         resumed = not manifest.complete
         touched = {e.project_slug for e in [*removed, *new_problems]} | {j.project_slug for j in jobs}
         with imports_settled():
-            from sitegen.site.indexes import IndexWriter, PromptsSummary
+            from sitegen.site.pages.indexes import IndexWriter, PromptsSummary
 
         records = manifest.records()
         with clock.phase("related"):
