@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from sitegen.cli import app
 from sitegen.site import search
-from sitegen.site.build.lock import LOCK_PATH
-from sitegen.site.build.manifest import MANIFEST_PATH
+from sitegen.site.state.lock import LOCK_PATH
+from sitegen.site.state.manifest import MANIFEST_PATH
 
 
 def snapshot(folder: Path) -> dict[str, tuple[str, int]]:

@@ -24,8 +24,8 @@ from fault_helpers import DEADLINE_S, finish, needs_proc, run_cli, start_cli, wa
 from site_helpers import _Links
 
 from sitegen.session.load import read_header
-from sitegen.site.build.early import EARLY_MIN_JOBS
-from sitegen.site.build.sources import project_slug, safe_key
+from sitegen.site.pages.early import EARLY_MIN_JOBS
+from sitegen.site.state.sources import project_slug, safe_key
 
 SESSIONS = 24  # the `corpus` fixture's
 # watch renders on one worker per core (it has no --jobs): the build is held by stopping them.

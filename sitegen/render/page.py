@@ -25,11 +25,12 @@ from sitegen.fileio import open_regular, replacing
 from sitegen.gcpause import collector_paused, heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
+from sitegen.render.base.fragments import FragmentStore
+from sitegen.render.base.text import escape_text, fold_text, html_escape, human_size
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.entries import entry_html, format_time, format_tokens
-from sitegen.render.fragments import FragmentStore
+from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.header import header_facts
-from sitegen.render.highlight.first_screen import first_screen_nodes
 from sitegen.render.highlight.pygments_html import Highlighter, lexer_name_for_path
 from sitegen.render.markdown.render import MarkdownRenderer
 from sitegen.render.navigation import (
@@ -42,7 +43,6 @@ from sitegen.render.navigation import (
     tree_rows_html,
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
-from sitegen.render.text import escape_text, fold_text, html_escape, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock

@@ -16,8 +16,8 @@ import orjson
 
 from sitegen.fileio import open_regular, remove_file, replace_file, replace_file_if_changed
 from sitegen.gcpause import collector_paused
-from sitegen.site.build.shape import conforms
 from sitegen.site.postings import Postings, encode_number, postings_of, tokenize
+from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Node, Transcript
 
 __all__ = [

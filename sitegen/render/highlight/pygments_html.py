@@ -12,9 +12,9 @@ import pygments
 from markupsafe import Markup
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
 
-from sitegen.render.fragments import FragmentStore, fragment_key
+from sitegen.render.base.fragments import FragmentStore, fragment_key
+from sitegen.render.base.text import escape_text
 from sitegen.render.highlight.priority import PRIORITIES, PYGMENTS_VERSION
-from sitegen.render.text import escape_text
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer

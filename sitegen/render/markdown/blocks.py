@@ -19,7 +19,7 @@ from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_core import block as markdown_it_block
 from markdown_it.token import Token
 
-from sitegen.render.text import INTRAWORD_UNDERSCORES, markdown_escape
+from sitegen.render.base.text import INTRAWORD_UNDERSCORES, markdown_escape
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
-from sitegen.render.fragments import FragmentStore, fragment_key
+from sitegen.render.base.fragments import FragmentStore, fragment_key
+from sitegen.render.base.text import INTRAWORD_UNDERSCORES, markdown_escape
 from sitegen.render.highlight.pygments_html import Highlighter
-from sitegen.render.text import INTRAWORD_UNDERSCORES, markdown_escape
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

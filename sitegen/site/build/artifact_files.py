@@ -10,7 +10,7 @@ import orjson
 from markupsafe import Markup
 
 from sitegen.fileio import remove_file, replace_file
-from sitegen.site.build.jobs import relative_url
+from sitegen.site.state.jobs import relative_url
 
 __all__ = ["ArtifactFiles"]
 

@@ -23,9 +23,12 @@ from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
 from sitegen.site.build.assets import folder_hash, publish_assets, remove_stale_assets
-from sitegen.site.build.checkpoint import Checkpoints, sweep_temporaries
-from sitegen.site.build.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
-from sitegen.site.build.jobs import (
+from sitegen.site.build.unreadable import write_unreadable
+from sitegen.site.pages.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
+from sitegen.site.pages.related import write_related
+from sitegen.site.search import SearchDocInfo, update_search_index
+from sitegen.site.state.checkpoint import Checkpoints, sweep_temporaries
+from sitegen.site.state.jobs import (
     NEWEST_FIRST,
     RenderJob,
     RenderOutcome,
@@ -35,10 +38,10 @@ from sitegen.site.build.jobs import (
     render_order,
     subagent_search_key,
 )
-from sitegen.site.build.lock import Holder, site_lock, take_unclean_end
-from sitegen.site.build.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
-from sitegen.site.build.records import SessionRecord
-from sitegen.site.build.sources import (
+from sitegen.site.state.lock import Holder, site_lock, take_unclean_end
+from sitegen.site.state.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
+from sitegen.site.state.records import SessionRecord
+from sitegen.site.state.sources import (
     Source,
     demo_dirs,
     find_sources,
@@ -47,9 +50,6 @@ from sitegen.site.build.sources import (
     project_slug,
     unique_key,
 )
-from sitegen.site.build.unreadable import write_unreadable
-from sitegen.site.pages.related import write_related
-from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.timings import PhaseClock
 from sitegen.transcript.load import family_of
 from sitegen.undo import active_journal, undo_unfinished
@@ -94,7 +94,7 @@ class BuildConfig:
     # Read PI_CODING_AGENT_DIR / ~/.pi etc. besides the given dirs (off for --demo and in tests).
     use_default_dirs: bool = True
     profile: bool = False  # time each phase of the build (BuildResult.seconds)
-    # sitegen watch's first build: shown as it goes when it is long (sitegen.site.build.early).
+    # sitegen watch's first build: shown as it goes when it is long (sitegen.site.pages.early).
     live: LiveHooks | None = None
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from sitegen.errors import SitegenError
-from sitegen.site.build.jobs import RenderJob, RenderOutcome
+from sitegen.site.state.jobs import RenderJob, RenderOutcome
 from sitegen.undo import Journal
 
 __all__ = ["WorkerPool", "death_reason", "forward_logged"]
@@ -99,8 +99,8 @@ def _serve(conn: Connection, build_pid: int, forked_by_build: bool, journal: str
 def _render_jobs(conn: Connection) -> None:
     # Ctrl-C reaches the whole process group: the build stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from sitegen.site.build.lock import close_inherited_locks
     from sitegen.site.build.worker import render_job
+    from sitegen.site.state.lock import close_inherited_locks
 
     close_inherited_locks()
     logged = _Forwarded()

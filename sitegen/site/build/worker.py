@@ -14,7 +14,7 @@ from typing import ParamSpec, TypeVar
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full
-from sitegen.render.fragments import FragmentStore
+from sitegen.render.base.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
@@ -22,7 +22,10 @@ from sitegen.session.discover import read_session_info
 from sitegen.session.entries import shorten
 from sitegen.site.build.artifact_files import ArtifactFiles
 from sitegen.site.build.assets import folder_hash
-from sitegen.site.build.jobs import (
+from sitegen.site.pages.related import session_terms
+from sitegen.site.prompts.links import user_prompts
+from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
+from sitegen.site.state.jobs import (
     RenderJob,
     RenderOutcome,
     fragments_path,
@@ -30,12 +33,9 @@ from sitegen.site.build.jobs import (
     relative_url,
     subagent_search_key,
 )
-from sitegen.site.build.manifest import content_hash
-from sitegen.site.build.records import SessionRecord, UsageLog, UsageRecord
-from sitegen.site.build.sources import is_utf8_path
-from sitegen.site.pages.related import session_terms
-from sitegen.site.prompts.links import user_prompts
-from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
+from sitegen.site.state.manifest import content_hash
+from sitegen.site.state.records import SessionRecord, UsageLog, UsageRecord
+from sitegen.site.state.sources import is_utf8_path
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript

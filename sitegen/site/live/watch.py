@@ -14,10 +14,10 @@ from sitegen.errors import SitegenError
 from sitegen.history.store import HISTORY_FILE, store_fingerprint
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
-from sitegen.site.build.early import LiveHooks
 from sitegen.site.build.pipeline import BuildConfig, BuildResult, ProgressCallback, build_site
-from sitegen.site.build.sources import demo_dirs
 from sitegen.site.live.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
+from sitegen.site.pages.early import LiveHooks
+from sitegen.site.state.sources import demo_dirs
 from sitegen.undo import Journal
 
 __all__ = ["BuildFunction", "LiveSite", "Reporter", "WatchError", "WatchEvent", "history_paths", "watch_paths"]

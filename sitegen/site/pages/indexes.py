@@ -7,13 +7,13 @@ from pathlib import Path
 
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
+from sitegen.render.base.text import human_size
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
-from sitegen.render.text import human_size
-from sitegen.site.build.jobs import NEWEST_FIRST
-from sitegen.site.build.manifest import SiteManifest
-from sitegen.site.build.records import SessionRecord
 from sitegen.site.pages.stats import Stats, compute_stats, render_stats_page
+from sitegen.site.state.jobs import NEWEST_FIRST
+from sitegen.site.state.manifest import SiteManifest
+from sitegen.site.state.records import SessionRecord
 
 __all__ = [
     "RECENT_SESSIONS",
@@ -118,7 +118,7 @@ class IndexWriter:
         building: str = "",
     ) -> list[str]:
         """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed.
-        With `building` (a long build's progress in words, sitegen.site.build.early), only the project pages
+        With `building` (a long build's progress in words, sitegen.site.pages.early), only the project pages
         and the home page, which shows it in a note: the rest waits for the build's end."""
         records = manifest.records()
         prompts = prompts or PromptsSummary()

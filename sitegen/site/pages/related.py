@@ -16,9 +16,9 @@ import orjson
 
 from sitegen import __version__
 from sitegen.fileio import open_regular, replace_file
-from sitegen.site.build.jobs import related_script, relative_url
-from sitegen.site.build.records import SessionRecord
-from sitegen.site.build.shape import conforms
+from sitegen.site.state.jobs import related_script, relative_url
+from sitegen.site.state.records import SessionRecord
+from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Transcript
 
 __all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "write_related"]

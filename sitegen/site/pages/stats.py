@@ -11,8 +11,8 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sitegen.render.page import format_tokens
-from sitegen.site.build.records import SessionRecord, UsageGroup, UsageLog
 from sitegen.site.pages.charts import Category, Period, category_chart, period_index, periods_for, time_chart
+from sitegen.site.state.records import SessionRecord, UsageGroup, UsageLog
 
 __all__ = [
     "FlaggedTurn",

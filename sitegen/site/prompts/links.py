@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitegen.history.store import Prompt
-from sitegen.site.build.records import SessionRecord
+from sitegen.site.state.records import SessionRecord
 from sitegen.transcript.model import Transcript
 
 __all__ = ["MATCH_WINDOW_MS", "PromptLinker", "SessionLink", "prompt_key", "user_prompts"]

@@ -19,7 +19,6 @@ from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file
 from sitegen.gcpause import collector_paused
 from sitegen.history.store import OnBatch, Snapshot, StoreRead, read_store, store_fingerprint
-from sitegen.site.build.records import SessionRecord
 from sitegen.site.prompts.data import (
     CHUNK_PROMPTS,
     DATA_DIR,
@@ -34,6 +33,7 @@ from sitegen.site.prompts.data import (
 )
 from sitegen.site.prompts.rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.search import SearchDocInfo, has_search_entries
+from sitegen.site.state.records import SessionRecord
 from sitegen.titles import snippet
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ from typing import Any
 import orjson
 
 from sitegen.history.store import Prompt
-from sitegen.site.build.jobs import relative_url
-from sitegen.site.build.records import SessionRecord
-from sitegen.site.build.sources import project_slug
 from sitegen.site.prompts.data import CHUNK_PROMPTS, chunk_name
 from sitegen.site.prompts.links import PromptLinker, prompt_key
+from sitegen.site.state.jobs import relative_url
+from sitegen.site.state.records import SessionRecord
+from sitegen.site.state.sources import project_slug
 from sitegen.titles import clip
 
 __all__ = ["DISPLAY_CHARS", "PAGE", "Chunk", "ChunkMaker", "KeptRows", "store_tag"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from sitegen.site.build.records import SessionRecord
+from sitegen.site.state.records import SessionRecord
 
 __all__ = [
     "NEWEST_FIRST",
@@ -81,7 +81,7 @@ def relative_url(from_page: str, to_path: str) -> str:
 
 
 def fragments_path(site_dir: Path, key: str) -> Path:
-    """Where a session's highlighted fragments wait for its next render (sitegen.render.fragments)."""
+    """Where a session's highlighted fragments wait for its next render (sitegen.render.base.fragments)."""
     return site_dir / ".sitegen" / "fragments" / f"{key}.json"
 
 

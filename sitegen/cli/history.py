@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from sitegen.cli_text import json_line, visible
+from sitegen.cli.text import json_line, visible
 from sitegen.history.query import search_history
 from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.render.page import format_time

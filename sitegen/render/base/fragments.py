@@ -23,7 +23,7 @@ log = logging.getLogger("sitegen.render")
 
 # sitegen's code that makes a fragment: a change to it, or to a package _namespace names, makes every
 # stored fragment stale.
-_MAKERS = ("highlight/pygments_html.py", "highlight/lexing.py", "text.py", "markdown/render.py")
+_MAKERS = ("highlight/pygments_html.py", "highlight/lexing.py", "base/text.py", "markdown/render.py")
 
 
 def fragment_key(kind: str, text: str) -> str:
@@ -49,7 +49,7 @@ def _namespace() -> str:
     versions = f"{packages}, Python {sys.version_info.major}.{sys.version_info.minor}"
     digest = hashlib.blake2b(versions.encode(), digest_size=12)
     for name in _MAKERS:
-        digest.update((Path(__file__).parent / name).read_bytes())
+        digest.update((Path(__file__).parents[1] / name).read_bytes())
     return digest.hexdigest()
 
 

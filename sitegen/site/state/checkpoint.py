@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitegen.site.build.manifest import ManifestEntry, SiteManifest
+from sitegen.site.state.manifest import ManifestEntry, SiteManifest
 
 __all__ = ["Checkpoints", "sweep_temporaries"]
 

@@ -14,8 +14,8 @@ from types import FrameType
 
 import typer
 
-from sitegen.cli import _open_in_browser, fail
-from sitegen.site.build.lock import Holder
+from sitegen.cli.common import fail, open_in_browser
+from sitegen.site.state.lock import Holder
 
 __all__ = ["BuildOptions", "Stopped", "run_build", "run_watch", "stopped_by_signals"]
 
@@ -75,7 +75,7 @@ class BuildOptions:
 
 def run_build(options: BuildOptions) -> None:
     from sitegen.site.build.pipeline import BuildConfig, build_site, claim_site
-    from sitegen.site.build.progress import Progress
+    from sitegen.site.state.progress import Progress
 
     out = options.out
     started = time.perf_counter()
@@ -117,7 +117,7 @@ def run_build(options: BuildOptions) -> None:
         for line in format_phases(result.seconds, elapsed, result.processes):
             typer.echo(line)
     if options.open_site:
-        _open_in_browser(str(out / "index.html"))
+        open_in_browser(str(out / "index.html"))
     if options.strict and result.problems:
         raise typer.Exit(1)
 
@@ -126,8 +126,8 @@ def run_watch(options: BuildOptions, host: str, port: int) -> None:
     import ipaddress
 
     from sitegen.site.build.pipeline import BuildConfig, claim_site
-    from sitegen.site.build.progress import Progress
     from sitegen.site.live.watch import LiveSite, WatchEvent
+    from sitegen.site.state.progress import Progress
 
     progress = Progress(sys.stderr)
 
@@ -136,7 +136,7 @@ def run_watch(options: BuildOptions, host: str, port: int) -> None:
         if event.kind != "unchanged":
             typer.echo(event.message, err=event.kind in ("failed", "warning"))
         if event.kind == "serving" and options.open_site:
-            _open_in_browser(live.url)
+            open_in_browser(live.url)
 
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback

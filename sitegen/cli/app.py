@@ -1,6 +1,5 @@
 """The sitegen command line: parse options, call one core function, report; errors become one line."""
 
-import functools
 import logging
 import os
 import sys
@@ -10,10 +9,10 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from sitegen.cli_text import json_text as _json_text
-from sitegen.cli_text import printable as _printable
-from sitegen.cli_text import visible as _visible
-from sitegen.errors import SitegenError
+from sitegen.cli.common import fail, given_agent_dirs, open_in_browser, pi_only, resolve_argument, user_errors
+from sitegen.cli.text import json_text as _json_text
+from sitegen.cli.text import printable as _printable
+from sitegen.cli.text import visible as _visible
 from sitegen.gcpause import imports_settled
 
 __all__ = ["app", "main"]
@@ -43,44 +42,6 @@ SessionArgument = Annotated[
 ]
 
 
-def fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(_visible(message), err=True)  # messages can quote a session's names and paths
-    return typer.Exit(code)
-
-
-def user_errors(command: F) -> F:
-    """Turn core errors into one line on stderr and exit 1; never a traceback."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except (typer.Exit, typer.Abort, typer.BadParameter):
-            # Usage mistakes found by the command itself (typer.BadParameter): the usage hint, exit 2.
-            raise
-        except SitegenError as error:
-            raise fail(str(error)) from None
-        except KeyboardInterrupt:
-            raise fail("Interrupted", 130) from None
-        except OSError as error:
-            where = f": {error.filename}" if error.filename else ""
-            raise fail(f"{error.strerror or error}{where}") from None
-        except Exception as error:
-            if os.environ.get("SITEGEN_DEBUG"):
-                raise
-            raise fail(
-                f"Internal error: {type(error).__name__}: {error} (SITEGEN_DEBUG=1 shows the traceback)", 2
-            ) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _dirs(extra: list[Path] | None) -> list[Path]:
-    from sitegen.session.discover import agent_dirs
-
-    return agent_dirs([p.expanduser() for p in extra or []])
-
-
 NoWaitOption = Annotated[
     bool,
     typer.Option("--no-wait", help="If another build or watch is writing the site, exit 1 instead of waiting."),
@@ -89,38 +50,6 @@ OdekDirOption = Annotated[
     list[Path] | None,
     typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions."),
 ]
-
-
-def _resolve(session: str | None, agent_dir: list[Path] | None, odek_dir: list[Path] | None = None) -> Path:
-    """A SESSION argument: pi-family sessions first, then ids of the odek stores."""
-    from sitegen.errors import SessionNotFound
-    from sitegen.odek.store import OdekStore, default_odek_dirs
-    from sitegen.session.discover import resolve_session
-
-    try:
-        return resolve_session(session, cwd=os.getcwd(), dirs=_dirs(agent_dir))
-    except SessionNotFound:
-        if session is None or "/" in session or "\\" in session or session.endswith((".jsonl", ".json")):
-            raise
-        for store in default_odek_dirs(odek_dir or []):
-            try:
-                return OdekStore(store).resolve(session).path
-            except SessionNotFound:
-                continue
-        raise
-
-
-def _pi_only(path: Path, command: str) -> None:
-    """Commands that work on the pi-family entry model say so for odek sessions."""
-    if path.suffix == ".json":
-        raise fail(f"sitegen {command} works on pi, omp and xcsh sessions; {path.name} is an odek session")
-
-
-def _open_in_browser(path_or_url: str) -> None:
-    url = path_or_url if "://" in path_or_url else Path(path_or_url).resolve().as_uri()
-    import webbrowser  # only --open pays for its import
-
-    webbrowser.open(url)
 
 
 @app.command("ls")
@@ -137,7 +66,7 @@ def list_command(
     from sitegen.odek.listing import odek_session_infos
     from sitegen.session.discover import list_all, list_sessions
 
-    dirs = _dirs(agent_dir)
+    dirs = given_agent_dirs(agent_dir)
     infos = list_all(dirs) if all_projects else list_sessions(os.getcwd(), dirs)
     if all_projects:
         infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: (-i.modified, str(i.path)))
@@ -169,9 +98,9 @@ def context_command(
     from sitegen.session.context import LAST_ENTRY, build_session_context
     from sitegen.session.session import open_session
 
-    path = _resolve(session, agent_dir)
-    _pi_only(path, "context")
-    loaded = open_session(path, default_agent_dirs=_dirs(agent_dir))
+    path = resolve_argument(session, agent_dir)
+    pi_only(path, "context")
+    loaded = open_session(path, default_agent_dirs=given_agent_dirs(agent_dir))
     if leaf is not None and leaf not in loaded.by_id:
         raise fail(f"No entry {leaf!r} in {path}")
     context = build_session_context(loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id)
@@ -204,8 +133,8 @@ def migrate_command(
     """Report what migrating a session to the current format changes; --write applies it."""
     from sitegen.session.rewrite import migrate_file
 
-    path = _resolve(session, agent_dir)
-    _pi_only(path, "migrate")
+    path = resolve_argument(session, agent_dir)
+    pi_only(path, "migrate")
     report = migrate_file(path, write=write)
     if not report.changed:
         typer.echo(f"{path}: already version {report.to_version}; nothing to migrate")
@@ -236,7 +165,7 @@ def resolve_command(
     characters shown as symbols; as it is to a pipe or a file)."""
     from sitegen.session.artifacts import artifacts_dir_for, resolve_internal_url
 
-    path = _resolve(session, agent_dir)
+    path = resolve_argument(session, agent_dir)
     folder = artifacts_dir_for(path)
     content = resolve_internal_url(url, [folder] if folder is not None else [])
     text = content if content.endswith("\n") else content + "\n"
@@ -257,13 +186,13 @@ def dump_command(
     from sitegen.session.session import open_session
     from sitegen.transcript.load import family_of
 
-    path = _resolve(session, agent_dir, odek_dir)
+    path = resolve_argument(session, agent_dir, odek_dir)
     if family_of(path) == "odek":
         from sitegen.odek.dump import format_odek_as_text
 
         text = format_odek_as_text(path)
     else:
-        text = format_session_as_text(open_session(path, default_agent_dirs=_dirs(agent_dir)))
+        text = format_session_as_text(open_session(path, default_agent_dirs=given_agent_dirs(agent_dir)))
     if not text:
         typer.echo("No messages to dump yet")
         return
@@ -307,8 +236,8 @@ def export_command(
     if output is not None and out is not None and output != out:
         raise typer.BadParameter("give the output file once, as OUTPUT or as --out", param_hint="--out")
     output = output if output is not None else out
-    path = _resolve(session, agent_dir, odek_dir)
-    transcript = load_transcript(path, _dirs(agent_dir))
+    path = resolve_argument(session, agent_dir, odek_dir)
+    transcript = load_transcript(path, given_agent_dirs(agent_dir))
     redactor = _redactor() if redact else None
     target = _export_target(output, path)
     try:
@@ -320,7 +249,7 @@ def export_command(
         _report_redactions(redactor)
     typer.echo(f"Exported to: {target}")
     if open_page:
-        _open_in_browser(str(target))
+        open_in_browser(str(target))
 
 
 @app.command("build")
@@ -342,7 +271,7 @@ def build_command(
 ) -> None:
     """Build a static site over every session of every project (default output: ./site)."""
     with imports_settled():
-        from sitegen.cli_site import BuildOptions, run_build
+        from sitegen.cli.site import BuildOptions, run_build
 
     if demo and (agent_dir or odek_dir):
         raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
@@ -364,7 +293,7 @@ def watch_command(
 ) -> None:
     """Build, serve and rebuild on every change; open pages reload themselves (Ctrl-C stops)."""
     with imports_settled():
-        from sitegen.cli_site import BuildOptions, run_watch
+        from sitegen.cli.site import BuildOptions, run_watch
 
     _check_given_dirs(agent_dir, odek_dir)
     options = BuildOptions(out, agent_dir or [], odek_dir or [], demo, open_site=open_site, wait=not no_wait)
@@ -385,10 +314,10 @@ def history_command(
     agent_dir: AgentDirOption = None,
 ) -> None:
     """Print the prompts you typed (omp and xcsh keep them in history.db), newest first."""
-    from sitegen.cli_history import print_history
+    from sitegen.cli.history import print_history
 
     _check_given_dirs(agent_dir, None)
-    if not print_history(" ".join(query or []), _dirs(agent_dir), project=project, as_json=as_json):
+    if not print_history(" ".join(query or []), given_agent_dirs(agent_dir), project=project, as_json=as_json):
         raise typer.Exit(1)
 
 
@@ -468,8 +397,8 @@ def share_command(
         from sitegen.render.export import export_page, load_transcript
     from sitegen.share import gist_title, share_session, size_warning
 
-    path = _resolve(session, agent_dir, odek_dir)
-    dirs = _dirs(agent_dir)
+    path = resolve_argument(session, agent_dir, odek_dir)
+    dirs = given_agent_dirs(agent_dir)
     transcript = load_transcript(path, dirs)
     redactor = None if no_redact else Redactor()
     # Its own redactor: the title's secrets are copies of the first message's, counted on the page.
@@ -497,7 +426,7 @@ def share_command(
     if redactor is not None:
         _report_redactions(redactor)
     if open_page and outcome.url:
-        _open_in_browser(outcome.url)
+        open_in_browser(outcome.url)
 
 
 class _WarningSummary(logging.Handler):
@@ -557,6 +486,3 @@ def main() -> None:
     finally:
         summary.summary()
 
-
-if __name__ == "__main__":
-    main()

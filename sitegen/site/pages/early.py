@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitegen.site.build.manifest import ManifestEntry, SiteManifest
-from sitegen.site.build.progress import progress_text
+from sitegen.site.state.manifest import ManifestEntry, SiteManifest
+from sitegen.site.state.progress import progress_text
 
 if TYPE_CHECKING:
     from sitegen.site.pages.indexes import IndexWriter

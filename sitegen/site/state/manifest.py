@@ -14,15 +14,15 @@ from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import open_regular, replace_file, set_aside
 from sitegen.gcpause import collector_paused
-from sitegen.site.build.records import SessionRecord
-from sitegen.site.build.shape import conforms
+from sitegen.site.state.records import SessionRecord
+from sitegen.site.state.shape import conforms
 
 __all__ = ["MANIFEST_PATH", "ManifestEntry", "SiteManifest", "SiteStateError", "build_stamp", "content_hash"]
 
 log = logging.getLogger("sitegen.site")
 
 MANIFEST_PATH = ".sitegen/manifest.json"
-# 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.build.records.UsageLog).
+# 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.state.records.UsageLog).
 FORMAT = 2
 
 
@@ -85,7 +85,7 @@ class ManifestEntry:
         )
 
 
-# What each part of a manifest holds (sitegen.site.build.shape checks them before the build trusts them).
+# What each part of a manifest holds (sitegen.site.state.shape checks them before the build trusts them).
 _TOP: dict[str, Any] = {
     "version": str,
     "templates": str,
