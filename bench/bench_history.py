@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from sitegen.history.writer import OMP18_SCHEMA, HistoryRow, add_prompt  # noqa: E402
 from sitegen.site.build.pipeline import BuildConfig, build_site  # noqa: E402
-from sitegen.site.prompts.page import page as prompts  # noqa: E402
+from sitegen.site.prompts import page as prompts  # noqa: E402
 
 # The goal: 100,000 prompts build in under 2 s.
 GOAL_COLD_S = 2.0

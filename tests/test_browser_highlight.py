@@ -18,7 +18,8 @@ from site_helpers import build
 from sitegen.render.export import load_transcript
 from sitegen.render.highlight.tables import lexer_table
 from sitegen.render.page import LAZY_AFTER_NODES, PageOptions, PageRenderer
-from sitegen.site.build.pipeline import BuildConfig, build_site, worker
+from sitegen.site.build import worker
+from sitegen.site.build.pipeline import BuildConfig, build_site
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -184,7 +184,7 @@ def test_broken_file_is_a_problem_not_a_failure(tmp_path: Path, agent: Path) -> 
 def test_a_bug_met_by_one_session_is_a_problem_not_a_failure(
     tmp_path: Path, agent: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sitegen.site.build.pipeline import worker
+    from sitegen.site.build import worker
 
     real = worker.analyse_transcript
 

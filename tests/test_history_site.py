@@ -18,8 +18,8 @@ from site_helpers import build, crawl, make_session, page_text
 from sitegen.history.writer import add_prompt
 from sitegen.site.build.pipeline import BuildConfig, build_site
 from sitegen.site.live.watch import LiveSite, WatchEvent
+from sitegen.site.prompts import page as prompts_module
 from sitegen.site.prompts.demo import demo_prompts
-from sitegen.site.prompts.page import page as prompts_module
 
 T0 = BASE_MS // 1000  # the sessions' header time; their first user message is a second later
 

@@ -10,7 +10,7 @@ import pytest
 from sessions import SessionBuilder, text
 from site_helpers import build
 
-from sitegen.render.highlight.pygments_html import tables as lexer_tables
+from sitegen.render.highlight import tables as lexer_tables
 from sitegen.render.highlight.tables import fenced_languages, lexer_table, table_json, with_called
 from sitegen.render.highlight.translate import NotPortable, js_pattern
 

@@ -485,4 +485,3 @@ def main() -> None:
         raise
     finally:
         summary.summary()
-
