@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from sitegen.cli_stats import stats_command
 from sitegen.cli_text import json_text as _json_text
 from sitegen.cli_text import printable as _printable
 from sitegen.cli_text import visible as _visible
@@ -390,6 +391,10 @@ def history_command(
     _check_given_dirs(agent_dir, None)
     if not print_history(" ".join(query or []), _dirs(agent_dir), project=project, as_json=as_json):
         raise typer.Exit(1)
+
+
+# Its own module, so that commands added beside it merge without touching each other.
+app.command("stats")(user_errors(stats_command))
 
 
 def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:

@@ -138,6 +138,12 @@ class SessionRecord:
     size: int = 0  # bytes of the session file when it was rendered
     # [entry id, time ms, text key] per user message: links the prompt history to its entries.
     prompts: list[list[Any]] = field(default_factory=list)
+    # Tool calls: [usage-like key, day, tool, failed (0/1), output bytes, duration ms or None] (issue 34).
+    tools: list[list[Any]] = field(default_factory=list)
+    # Runs of activity, [start ms, end ms]: entries no more than ACTIVE_GAP_MS apart.
+    active: list[list[int]] = field(default_factory=list)
+    # Assistant messages with a known writing time: [key, model, day, output tokens, ms].
+    speed: list[list[Any]] = field(default_factory=list)
 
     @property
     def duration_ms(self) -> int:

@@ -20,6 +20,7 @@ from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.session.discover import read_session_info
 from sitegen.session.entries import shorten
+from sitegen.site.analytics import record_activity
 from sitegen.site.artifact_files import ArtifactFiles
 from sitegen.site.assets import folder_hash
 from sitegen.site.jobs import (
@@ -171,6 +172,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
         size=_file_size(job.source),
+        **record_activity(transcript, _usage_key),
     )
 
 
