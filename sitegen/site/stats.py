@@ -291,7 +291,11 @@ def period_tallies(stats: Stats) -> list[tuple[Period, Tally]]:
     return list(zip(periods, tallies, strict=True))
 
 
-def _charts(stats: Stats, root: str) -> dict[str, Markup]:
+def _active_tip(value: float) -> str:
+    return f"{value:,.1f} h active"
+
+
+def _charts(stats: Stats, root: str, active_hours: Sequence[float]) -> dict[str, Markup]:
     """The page's SVG charts, by name; markup that jinja must not escape again."""
     rows = period_tallies(stats)
     periods = [period for period, _ in rows]
@@ -311,6 +315,9 @@ def _charts(stats: Stats, root: str) -> dict[str, Markup]:
             periods, [t.tokens for _, t in rows], label="Tokens", fmt=_format_tokens, tip=_tokens_tip, integer=True
         ),
         "day_cost": time_chart(periods, [t.cost for _, t in rows], label="Cost", fmt=format_cost),
+        "day_active": time_chart(
+            periods, list(active_hours), label="Active hours", fmt=lambda v: f"{v:g} h", tip=_active_tip
+        ),
         "model_sessions": category_chart(
             [Category(t.name, t.sessions) for t in stats.models],
             label="Sessions per model",
@@ -346,15 +353,24 @@ def render_stats_page(
 ) -> str:
     """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on); `stats`, when
     given, is compute_stats(records) already made."""
+    # Here, not at the top: the sections compute their windows with compute_stats.
+    from sitegen.site.stats_sections import FORMATS, period_activity, window_views
+
     stats = stats if stats is not None else compute_stats(records)
+    windows = window_views(records, stats, root)
+    periods = period_tallies(stats)
+    activity = period_activity([period for period, _ in periods], windows[0].analytics)
     return env.get_template("stats.html.j2").render(
         root=root,
         assets=assets,
         version=version,
         problem_count=problem_count,
         stats=stats,
-        periods=period_tallies(stats),
-        charts=_charts(stats, root),
+        periods=periods,
+        activity=activity,
+        windows=windows,
+        fmt=FORMATS,
+        charts=_charts(stats, root, [ms / 3_600_000 for ms, _ in activity]),
         flagged=flagged_turns(records),
         tokens=format_tokens,
         cost=format_cost,
