@@ -16,7 +16,7 @@ from markupsafe import Markup
 from sitegen.render.text import Folded, html_escape, human_size
 from sitegen.render.tools import DiffLine, ImageView, ToolView
 
-__all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "tool_card", "took_text"]
+__all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "took_text", "tool_card"]
 
 
 class CardContext(Protocol):
@@ -106,9 +106,7 @@ def tool_card(v: ToolView, ctx: CardContext) -> Markup:
         out.append(' <span class="badge pending">no result</span>')
     took = ctx.durations.get(v.result_id) if v.result_id else None
     if took is not None:
-        out.append(
-            f' <span class="took" title="From the message that made the call to its result">took {took_text(took)}</span>'
-        )
+        out.append(f' <span class="took" title="From the call to its result">took {took_text(took)}</span>')
     if ctx.subagent_urls and v.kind == "task":
         for attachment in v.attachments:
             agent = attachment.label[8:]

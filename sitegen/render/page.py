@@ -44,9 +44,9 @@ from sitegen.render.navigation import (
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, html_escape, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
-from sitegen.transcript.activity import call_durations
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
+from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
