@@ -43,6 +43,7 @@ from sitegen.render.navigation import (
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, html_escape, human_size
+from sitegen.render.timeline import timeline_svg
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
@@ -462,6 +463,7 @@ class PageRenderer:
             version=__version__,
             totals_rows=_totals_rows,
             turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
+            timeline=timeline_svg(transcript, [transcript.by_id[i] for i in path_ids]),
         )
         head, tail = page.split(slot)
         return head, tail
