@@ -1,4 +1,4 @@
-"""A session's timeline: one SVG strip over its wall-clock time with model turns, tool calls, subagents and idle gaps."""
+"""A session's timeline: one SVG strip over its wall-clock time: model turns, tool calls, subagents, idle gaps."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from markupsafe import Markup, escape
 
@@ -80,7 +81,7 @@ def timeline_spans(transcript: Transcript, nodes: Sequence[Node]) -> list[Span]:
                 )
             spans.extend(_call_spans(node, transcript))
     times.sort()
-    for (before, _), (after, entry) in zip(times, times[1:], strict=False):
+    for (before, _), (after, entry) in pairwise(times):
         if after - before > ACTIVE_GAP_MS:
             spans.append(Span("idle", "idle", before, after, f"idle · {duration_text(after - before)}", entry))
     return spans
