@@ -10,6 +10,7 @@ from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
+from sitegen.site.analytics import compute_analytics, windows_to
 from sitegen.site.jobs import NEWEST_FIRST
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
@@ -37,6 +38,8 @@ class ProjectSummary:
     last: int | None = None
     tokens: int = 0
     cost: float = 0.0
+    # Active in the 7 days up to the site's last day with activity (sitegen.site.analytics.windows_to).
+    active_week_ms: int = 0
 
 
 @dataclass(slots=True)
@@ -45,6 +48,7 @@ class Totals:
     tokens: int = 0
     cost: float = 0.0
     last: int | None = None
+    week: str = ""  # the last of the 7 days the projects' active time is of (YYYY-MM-DD)
 
 
 def summarise_projects(records: list[SessionRecord], stats: Stats | None = None) -> tuple[list[ProjectSummary], Totals]:
@@ -56,6 +60,12 @@ def summarise_projects(records: list[SessionRecord], stats: Stats | None = None)
         for tally in stats.projects
     }
     totals = Totals(sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost)
+    week = windows_to(stats.last_day)[-1]
+    if week.last is not None:
+        totals.week = week.last
+        for tally in compute_analytics(records, week).projects:
+            if tally.key in projects:
+                projects[tally.key].active_week_ms = tally.ms
     for record in records:
         if record.modified_ms is not None:
             project = projects[record.project_slug]
