@@ -144,7 +144,8 @@ def test_tool_uses_time_each_call_from_its_message_to_its_result(tmp_path: Path)
 
 
 def test_active_time_counts_gaps_of_at_most_ten_minutes() -> None:
-    runs = active_runs([BASE_MS, BASE_MS + 5 * MINUTE, BASE_MS + 15 * MINUTE, BASE_MS + 15 * MINUTE + ACTIVE_GAP_MS + 1])
+    late = BASE_MS + 15 * MINUTE + ACTIVE_GAP_MS + 1
+    runs = active_runs([BASE_MS, BASE_MS + 5 * MINUTE, BASE_MS + 15 * MINUTE, late])
     assert runs == [[BASE_MS, BASE_MS + 15 * MINUTE]]
     # Overlapping runs (two sessions at once, a /fork copy) count once; a run over midnight is split.
     assert merge_runs([[0, 10], [5, 20], [30, 40]]) == [[0, 20], [30, 40]]
