@@ -234,3 +234,18 @@ def test_stats_match_the_bench_corpus_counted_from_its_files(corpus: ModuleType,
     assert report["sessions"] == len(top) == 6
     assert report["tools"] and report["models"]
     assert_report_matches_files(report, top)
+
+
+def test_a_fork_copy_counts_its_calls_and_active_time_once(tmp_path: Path) -> None:
+    # /fork copies the entries (same ids, same times) into a new file, which then goes on.
+    copy = timed_session("fork-0002", "/work/timed", hours_later=0)
+    copy.header["parentSession"] = "time-0001"
+    copy.clock += 60_000
+    copy.assistant("f1", [tool_call("cf", "bash", command="make")])
+    copy.tool_result("rf", "cf", "bash", "ok")
+    report = stats_json("--agent-dir", write_agent(tmp_path, timed_session(), copy))
+    bash = next(t for t in report["tools"] if t["tool"] == "bash")
+    assert (bash["calls"], bash["failures"]) == (2, 1)  # the original's failed call once, the copy's own
+    assert {t["tool"]: t["calls"] for t in report["tools"]} == {"bash": 2, "read": 1, "edit": 1}
+    # The copy's own minute and the second after: the rest overlaps the original.
+    assert report["totals"]["active_seconds"] == 16 + 62

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -18,7 +18,7 @@ from sitegen.transcript.activity import (
     percentile,
     tool_uses,
 )
-from sitegen.transcript.model import Transcript
+from sitegen.transcript.model import Node, Transcript
 
 __all__ = [
     "ALL_TIME",
@@ -28,11 +28,10 @@ __all__ = [
     "ToolTally",
     "Window",
     "compute_analytics",
+    "compute_windows",
     "record_activity",
     "windows_to",
 ]
-
-UsageKey = Callable[[Transcript, Any], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,35 +67,39 @@ def windows_to(last: date | None) -> list[Window]:
     ]
 
 
-def record_activity(transcript: Transcript, usage_key: UsageKey) -> dict[str, Any]:
-    """The record's tools, active and speed fields (sitegen.site.records.SessionRecord)."""
-    tools = [
+def record_activity(transcript: Transcript, usage_nodes: Sequence[Node]) -> dict[str, Any]:
+    """The record's tools, active and speed fields (sitegen.site.records.SessionRecord). `usage_nodes` are
+    the nodes whose usage the record keeps, in its order: a call names its message by that position, so
+    that a /fork copy of the message (same usage key) is known for one without a key of its own."""
+    position = {node.id: n for n, node in enumerate(usage_nodes)}
+    names: dict[str, int] = {}
+    days: dict[str, int] = {}
+    rows = [
         [
-            f"{use.call_node}@{use.start_ms}:{use.result_node}",
-            day_of_ms(use.start_ms) or "unknown",
-            use.name,
+            position.get(use.call_node, -1),
+            days.setdefault(day_of_ms(use.start_ms) or "unknown", len(days)),
+            names.setdefault(use.name, len(names)),
             int(use.failed),
             use.output_bytes,
-            use.duration_ms,
+            -1 if use.duration_ms is None else use.duration_ms,
         ]
         for use in tool_uses(transcript)
     ]
-    speed = []
-    for node in transcript.nodes:
+    speed: dict[tuple[str, str], list[Any]] = {}
+    for node in usage_nodes:
         if node.kind != "assistant" or node.usage is None or node.usage.output <= 0:
             continue
         took = generation_ms(transcript, node)
         if took is not None:
-            speed.append(
-                [
-                    usage_key(transcript, node),
-                    node.model or "unknown",
-                    day_of_ms(node.time_ms) or "unknown",
-                    node.usage.output,
-                    took,
-                ]
-            )
-    return {"tools": tools, "active": active_runs(node.time_ms for node in transcript.nodes), "speed": speed}
+            group = (node.model or "unknown", day_of_ms(node.time_ms) or "unknown")
+            total = speed.setdefault(group, [*group, 0, 0])
+            total[2] += node.usage.output
+            total[3] += took
+    return {
+        "tools": {"names": list(names), "days": list(days), "rows": rows} if rows else {},
+        "active": active_runs(node.time_ms for node in transcript.nodes),
+        "speed": list(speed.values()),
+    }
 
 
 @dataclass(slots=True)
@@ -193,49 +196,64 @@ def _sorted_tools(tallies: dict[str, ToolTally]) -> list[ToolTally]:
     return sorted(tallies.values(), key=lambda t: (-t.calls, t.tool))
 
 
-def _clip(runs: list[list[int]], window: Window) -> dict[str, int]:
-    return {day: ms for day, ms in active_by_day(runs).items() if window.holds(day)}
-
-
-def compute_analytics(records: Sequence[SessionRecord], window: Window = ALL_TIME) -> Analytics:
-    """Tools, active time and speed of the records within `window`; a /fork copy of a call or message
-    counts once, in the oldest session that has it, and time two sessions were active at once, once."""
-    result = Analytics(window)
-    tools: dict[str, ToolTally] = {}
-    per_project: dict[str, dict[str, ToolTally]] = {}
+def compute_windows(records: Sequence[SessionRecord], windows: Sequence[Window]) -> list[Analytics]:
+    """Tools, active time and speed of the records within each window, in one pass over them. A tool call
+    of a message that /fork copied counts once, in the oldest session that has it; time two sessions of a
+    project were active at once counts once. (A copied message's writing speed counts in each copy: the
+    record keeps speed per model and day, and a ratio barely moves.)"""
+    results = [Analytics(window) for window in windows]
+    tools: list[dict[str, ToolTally]] = [{} for _ in windows]
+    per_project: list[dict[str, dict[str, ToolTally]]] = [{} for _ in windows]
     runs: dict[str, list[list[int]]] = {}
     names: dict[str, str] = {}
     seen: set[str] = set()
     for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
         slug = record.project_slug
         names.setdefault(slug, record.project or "(unknown)")
-        project = per_project.setdefault(slug, {})
-        for key, day, tool, failed, size, duration in record.tools:
-            if key in seen or not window.holds(day):
-                continue
-            seen.add(key)
-            tools.setdefault(tool, ToolTally(tool)).add(failed, size, duration)
-            project.setdefault(tool, ToolTally(tool)).add(failed, size, duration)
         runs.setdefault(slug, []).extend(record.active)
-        for key, model, day, output, ms in record.speed:
-            if key in seen or not window.holds(day):
-                continue
-            seen.add(key)
-            for tally in (
-                result.model_speed.setdefault(model, SpeedTally()),
-                result.day_speed.setdefault(day, SpeedTally()),
-            ):
-                tally.output += output
-                tally.ms += ms
-    result.tools = _sorted_tools(tools)
-    result.project_tools = {slug: _sorted_tools(t) for slug, t in per_project.items() if t}
-    every: list[list[int]] = []
-    for slug, project_runs in runs.items():
-        merged = merge_runs(project_runs)
-        every.extend(merged)
-        days = _clip(merged, window)
-        if days:
-            result.projects.append(ActiveTally(names[slug], slug, days))
-    result.projects.sort(key=lambda t: (-t.ms, t.name, t.key))
-    result.active = ActiveTally("all", "", dict(sorted(_clip(merge_runs(every), window).items())))
-    return result
+        keys = record.usage.keys
+        # Most sessions share no message with an older one: then no call needs looking up.
+        copied = set() if seen.isdisjoint(keys) else {n for n, key in enumerate(keys) if key in seen}
+        seen.update(keys)
+        log = record.tools
+        if log:
+            tool_names, days = log["names"], log["days"]
+            holds = [[window.holds(day) for window in windows] for day in days]
+            for message, day, name, failed, size, duration in log["rows"]:
+                if message in copied:
+                    continue
+                took = None if duration < 0 else duration
+                for n, inside in enumerate(holds[day]):
+                    if inside:
+                        tool = tool_names[name]
+                        tools[n].setdefault(tool, ToolTally(tool)).add(failed, size, took)
+                        project = per_project[n].setdefault(slug, {})
+                        project.setdefault(tool, ToolTally(tool)).add(failed, size, took)
+        for model, day, output, ms in record.speed:
+            for result in results:
+                if result.window.holds(day):
+                    for tally in (
+                        result.model_speed.setdefault(model, SpeedTally()),
+                        result.day_speed.setdefault(day, SpeedTally()),
+                    ):
+                        tally.output += output
+                        tally.ms += ms
+    merged = {slug: merge_runs(project_runs) for slug, project_runs in runs.items()}
+    project_days = {slug: active_by_day(project_runs) for slug, project_runs in merged.items()}
+    all_days = active_by_day(merge_runs(run for project_runs in merged.values() for run in project_runs))
+    for n, result in enumerate(results):
+        window = result.window
+        result.tools = _sorted_tools(tools[n])
+        result.project_tools = {slug: _sorted_tools(t) for slug, t in per_project[n].items() if t}
+        for slug, days in project_days.items():
+            inside = {day: ms for day, ms in days.items() if window.holds(day)}
+            if inside:
+                result.projects.append(ActiveTally(names[slug], slug, inside))
+        result.projects.sort(key=lambda t: (-t.ms, t.name, t.key))
+        result.active = ActiveTally("all", "", {day: ms for day, ms in sorted(all_days.items()) if window.holds(day)})
+    return results
+
+
+def compute_analytics(records: Sequence[SessionRecord], window: Window = ALL_TIME) -> Analytics:
+    """compute_windows for one window."""
+    return compute_windows(records, [window])[0]

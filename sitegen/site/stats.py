@@ -11,7 +11,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sitegen.render.page import format_tokens
-from sitegen.site.analytics import ALL_TIME, Window
+from sitegen.site.analytics import ALL_TIME, Analytics, Window
 from sitegen.site.charts import Category, Period, category_chart, period_index, periods_for, time_chart
 from sitegen.site.records import SessionRecord, UsageGroup, UsageLog
 
@@ -350,16 +350,18 @@ def render_stats_page(
     version: str,
     problem_count: int,
     stats: Stats | None = None,
+    windows: list[Analytics] | None = None,
 ) -> str:
-    """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on); `stats`, when
-    given, is compute_stats(records) already made."""
+    """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on); `stats` and
+    `windows`, when given, are compute_stats(records) and compute_windows(records,
+    windows_to(stats.last_day)) already made."""
     # Here, not at the top: the sections compute their windows with compute_stats.
     from sitegen.site.stats_sections import FORMATS, period_activity, window_views
 
     stats = stats if stats is not None else compute_stats(records)
-    windows = window_views(records, stats, root)
+    views = window_views(records, stats, root, windows)
     periods = period_tallies(stats)
-    activity = period_activity([period for period, _ in periods], windows[0].analytics)
+    activity = period_activity([period for period, _ in periods], views[0].analytics)
     return env.get_template("stats.html.j2").render(
         root=root,
         assets=assets,
@@ -368,7 +370,7 @@ def render_stats_page(
         stats=stats,
         periods=periods,
         activity=activity,
-        windows=windows,
+        windows=views,
         fmt=FORMATS,
         charts=_charts(stats, root, [ms / 3_600_000 for ms, _ in activity]),
         flagged=flagged_turns(records),

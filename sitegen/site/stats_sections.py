@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from sitegen.render.header import duration_text
 from sitegen.render.text import human_size
-from sitegen.site.analytics import Analytics, SpeedTally, Window, compute_analytics, windows_to
+from sitegen.site.analytics import Analytics, SpeedTally, Window, compute_windows, windows_to
 from sitegen.site.charts import Category, Period, category_chart, period_index
 from sitegen.site.records import SessionRecord
 from sitegen.site.stats import Stats, compute_stats
@@ -85,13 +85,18 @@ def _charts(analytics: Analytics, root: str) -> dict[str, Markup]:
     }
 
 
-def window_views(records: Sequence[SessionRecord], stats: Stats, root: str) -> list[WindowView]:
-    """All time (with `stats`, already made) and the last 30 and 7 days up to the last active day."""
+def window_views(
+    records: Sequence[SessionRecord], stats: Stats, root: str, windows: list[Analytics] | None = None
+) -> list[WindowView]:
+    """All time (with `stats`, already made) and the last 30 and 7 days up to the last active day;
+    `windows`: compute_windows(records, windows_to(stats.last_day)) when already made."""
     last: date | None = stats.last_day
+    if windows is None:
+        windows = compute_windows(records, windows_to(last))
     views = []
-    for window in windows_to(last):
+    for analytics in windows:
+        window = analytics.window
         windowed = stats if window.key == "all" else compute_stats(records, window)
-        analytics = compute_analytics(records, window)
         suffix = "" if window.key == "all" else f"-{window.key}"
         views.append(WindowView(window, windowed, analytics, suffix, _charts(analytics, root)))
     return views

@@ -130,6 +130,7 @@ def _usage_key(transcript: Transcript, node: Node) -> str:
 
 def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, str]) -> SessionRecord:
     totals = transcript.totals()
+    used = [node for node in transcript.nodes if node.usage is not None]
     usage = [
         UsageRecord(
             key=_usage_key(transcript, node),
@@ -141,7 +142,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
             cache_write=node.usage.cache_write,
             cost=round(node.usage.cost, 6),
         )
-        for node in transcript.nodes
+        for node in used
         if node.usage is not None
     ]
     tree = transcript.tree
@@ -172,7 +173,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
         size=_file_size(job.source),
-        **record_activity(transcript, _usage_key),
+        **record_activity(transcript, used),
     )
 
 
