@@ -126,12 +126,11 @@ class ToolTally:
         value = percentile(self.durations, 0.95)
         return None if value is None else value / 1000
 
-    def add(self, failed: int, size: int, duration: int | None) -> None:
-        self.calls += 1
-        self.failures += failed
-        self.output_bytes += size
-        if duration is not None:
-            self.durations.append(duration)
+    def merge(self, other: ToolTally) -> None:
+        self.calls += other.calls
+        self.failures += other.failures
+        self.output_bytes += other.output_bytes
+        self.durations.extend(other.durations)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -217,18 +216,25 @@ def compute_windows(records: Sequence[SessionRecord], windows: Sequence[Window])
         seen.update(keys)
         log = record.tools
         if log:
-            tool_names, days = log["names"], log["days"]
-            holds = [[window.holds(day) for window in windows] for day in days]
+            # Summed per (day, tool) first: a session has thousands of calls but few such groups.
+            groups: dict[tuple[int, int], ToolTally] = {}
             for message, day, name, failed, size, duration in log["rows"]:
                 if message in copied:
                     continue
-                took = None if duration < 0 else duration
-                for n, inside in enumerate(holds[day]):
-                    if inside:
-                        tool = tool_names[name]
-                        tools[n].setdefault(tool, ToolTally(tool)).add(failed, size, took)
-                        project = per_project[n].setdefault(slug, {})
-                        project.setdefault(tool, ToolTally(tool)).add(failed, size, took)
+                group = groups.get((day, name))
+                if group is None:
+                    group = groups[(day, name)] = ToolTally(log["names"][name])
+                group.calls += 1
+                group.failures += failed
+                group.output_bytes += size
+                if duration >= 0:
+                    group.durations.append(duration)
+            days = log["days"]
+            for (day, _), group in groups.items():
+                for n, window in enumerate(windows):
+                    if window.holds(days[day]):
+                        tools[n].setdefault(group.tool, ToolTally(group.tool)).merge(group)
+                        per_project[n].setdefault(slug, {}).setdefault(group.tool, ToolTally(group.tool)).merge(group)
         for model, day, output, ms in record.speed:
             for result in results:
                 if result.window.holds(day):
