@@ -148,8 +148,9 @@ def test_no_width_between_700_and_1400_overlaps_or_clips(browser: Browser, tmp_p
             found = page.evaluate(
                 """() => {
                 const bar = document.querySelector('.toolbar').getBoundingClientRect();
-                const clipped = [...document.querySelectorAll('.toolbar > *')].filter(e => e.offsetParent &&
-                    (e.getBoundingClientRect().right > innerWidth || e.getBoundingClientRect().bottom > bar.bottom + 1));
+                const out = e => e.getBoundingClientRect().right > innerWidth
+                    || e.getBoundingClientRect().bottom > bar.bottom + 1;
+                const clipped = [...document.querySelectorAll('.toolbar > *')].filter(e => e.offsetParent && out(e));
                 const side = document.getElementById('sidebar').getBoundingClientRect();
                 const main = document.getElementById('conversation').getBoundingClientRect();
                 const drawer = getComputedStyle(document.getElementById('toggle-sidebar')).display !== 'none';
