@@ -45,7 +45,7 @@ def _kinds(site: Path) -> dict[str, str]:
         "prompts": "prompts.html",
         "search": "search.html?q=import",
         "problems": "problems.html",
-        # "all sessions": "sessions.html",
+        "all sessions": "sessions.html",
     }
 
 

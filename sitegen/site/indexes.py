@@ -10,6 +10,13 @@ from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
+from sitegen.site.all_sessions import (
+    ALL_SESSIONS_DATA,
+    ALL_SESSIONS_PAGE,
+    FIRST_ROWS,
+    listing_order,
+    session_index_script,
+)
 from sitegen.site.jobs import NEWEST_FIRST
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
@@ -109,6 +116,22 @@ class IndexWriter:
             root=root, assets=self.assets, problem_count=problem_count, **context
         )
 
+    def write_all_sessions(self, records: list[SessionRecord], names: dict[str, str], problem_count: int) -> list[str]:
+        """The All sessions page and its data file (first: the page, the palette and the keys read it);
+        `names`: project slug -> name."""
+        written = self._write(ALL_SESSIONS_DATA, session_index_script(records, names))
+        html = self._render(
+            "all_sessions.html.j2",
+            "",
+            problem_count,
+            sessions=listing_order(records),
+            project_names=names,
+            project_count=len({record.project_slug for record in records}),
+            first_rows=FIRST_ROWS,
+            data=ALL_SESSIONS_DATA,
+        )
+        return written + self._write(ALL_SESSIONS_PAGE, html)
+
     def write_all(
         self,
         manifest: SiteManifest,
@@ -139,6 +162,10 @@ class IndexWriter:
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
             written += self._write(f"projects/{project.slug}.html", html)
+        # Every page's navigation links the list of all sessions, written with the home page (in a long
+        # build too), its data file first: the page, the palette and the session pages' keys read it.
+        names = {p.slug: p.name for p in projects}
+        written += self.write_all_sessions(records, names, len(problems))
         # After the project pages, which it links to: a build stopped in between links to none missing.
         home = self._render(
             "home.html.j2",
@@ -148,8 +175,9 @@ class IndexWriter:
             totals=totals,
             recent=recent_sessions(records),
             prompts=prompts,
-            project_names={p.slug: p.name for p in projects},
+            project_names=names,
             building=building,
+            all_sessions=ALL_SESSIONS_PAGE,
         )
         written += self._write("index.html", home)
         if building:
