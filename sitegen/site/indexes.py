@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from markupsafe import Markup
+
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.header import duration_text, minute_text, short_model
+from sitegen.render.navigation import path_html
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
 from sitegen.site.all_sessions import (
@@ -104,6 +107,7 @@ class IndexWriter:
             fmt_size=human_size,
             fmt_tokens=format_tokens,
             short_model=short_model,
+            path_html=lambda path: Markup(path_html(path)),
             version=__version__,
         )
 
