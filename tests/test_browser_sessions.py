@@ -124,6 +124,8 @@ def _palette_opens(page: Page, words: str, expected: str) -> None:
 def test_palette_finds_sessions_by_title_words_from_a_session_page(browser: Browser, site: Path) -> None:
     page, watch = open_page(browser, _page_of(site, "ZZ_ALPHA_OLD_ZZ"), allow=site)
     try:
+        # Site pages carry the copy buttons too.
+        expect(page.locator(".tool-head > button.copy").first).to_be_visible()
         _palette_opens(page, "exporter zz_beta", "ZZ_BETA_TWO_ZZ")
         assert_clean(watch)
     finally:
