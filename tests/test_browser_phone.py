@@ -41,7 +41,7 @@ def test_tree_rows_keep_the_file_name_whole(browser: Browser, tmp_path: Path) ->
         rows = page.eval_on_selector_all(
             "ol.tree .mid",
             """ms => ms.map(m => ({title: m.title, name: m.querySelector('.pf').textContent,
-                nameWhole: m.querySelector('.pf').scrollWidth <= m.querySelector('.pf').clientWidth + 1,
+                nameWhole: m.querySelector('.pf').scrollWidth <= m.querySelector('.pf').clientWidth,
                 foldersCut: m.querySelector('.pd').scrollWidth > m.querySelector('.pd').clientWidth,
                 ellipsis: getComputedStyle(m.querySelector('.pd')).textOverflow}))""",
         )
