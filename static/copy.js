@@ -49,8 +49,8 @@
     if (args) {
       return args.textContent;
     }
-    var path = summary ? summary.querySelector(".path") : null;
-    return path ? path.getAttribute("data-path") || path.textContent : summary ? summary.textContent : "";
+    // A file tool's summary is its path, with "(offset 10, limit 20)" after it for a partial read.
+    return summary ? summary.textContent.replace(/ \((?:offset|limit) [^)]*\)$/, "") : "";
   }
 
   // ---- A message as Markdown: its own text blocks, converted back from their HTML ----

@@ -120,9 +120,11 @@ class IndexWriter:
             root=root, assets=self.assets, problem_count=problem_count, **context
         )
 
-    def write_all_sessions(self, records: list[SessionRecord], names: dict[str, str], problem_count: int) -> list[str]:
+    def write_all_sessions(
+        self, records: list[SessionRecord], names: dict[str, str], problem_count: int, first_rows: int = FIRST_ROWS
+    ) -> list[str]:
         """The All sessions page and its data file (first: the page, the palette and the keys read it);
-        `names`: project slug -> name."""
+        `names`: project slug -> name; `first_rows`: rows the page carries itself."""
         written = self._write(ALL_SESSIONS_DATA, session_index_script(records, names))
         html = self._render(
             "all_sessions.html.j2",
@@ -131,7 +133,7 @@ class IndexWriter:
             sessions=listing_order(records),
             project_names=names,
             project_count=len({record.project_slug for record in records}),
-            first_rows=FIRST_ROWS,
+            first_rows=first_rows,
             data=ALL_SESSIONS_DATA,
         )
         return written + self._write(ALL_SESSIONS_PAGE, html)
