@@ -77,7 +77,7 @@ def format_context_as_text(
     *,
     system_prompt: str | None,
     models: dict[str, str],
-    thinking_level: str,
+    thinking_level: str | None,
     tools: list[Any],
 ) -> str:
     """The dump layout over context messages; empty when there are none."""
@@ -98,7 +98,7 @@ def format_context_as_text(
 def format_session_as_text(session: Session, leaf_id: str | None = None) -> str:
     """The dump text of a pi-family session at a leaf (default: the last entry)."""
     context: SessionContext = build_session_context(
-        session.entries, leaf_id if leaf_id is not None else LAST_ENTRY, session.by_id
+        session.entries, leaf_id if leaf_id is not None else LAST_ENTRY, session.by_id, session.context_rules
     )
     path = [session.by_id[i] for i in session.tree.path_to(context.leaf_id)] if context.leaf_id else []
     init = next((e for e in reversed(path) if e.get("type") == "session_init"), None)
