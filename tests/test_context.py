@@ -415,6 +415,8 @@ def test_seed_file_at_the_compaction_leaf() -> None:
             {
                 "role": "compactionSummary",
                 "summary": "Conversation summary",
+                # omp's summary message carries the short summary too.
+                "shortSummary": "Short recap",
                 "tokensBefore": 42000,
                 "timestamp": ms("2026-02-16T10:23:00.000Z"),
             },
