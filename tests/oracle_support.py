@@ -15,11 +15,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from conftest import SHARED
+
 from sitegen.session.context import OMP_RULES, build_session_context
 from sitegen.session.session import open_session
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared"
 OMP_SOURCE = SHARED / "oracles" / "omp"
 OMP_DRIVER = HERE / "oracles" / "omp_contexts.ts"
 PI_DRIVER = HERE / "oracles" / "pi_contexts.mjs"
