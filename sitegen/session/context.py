@@ -16,6 +16,7 @@ __all__ = [
     "build_session_context",
     "model_of_change",
     "path_to_leaf",
+    "view_marks",
 ]
 
 # Whose buildSessionContext the context follows: the page and `context --json` name them.
@@ -44,6 +45,8 @@ class SessionContext:
     mode: str = "none"
     mode_data: Any = None
     rules: str = PI_RULES
+    # The entry each message came from (a compaction for its summary), for the page's view and tests.
+    entry_ids: list[str | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -181,6 +184,7 @@ def _fill_pi_context(context: SessionContext, path: list[Entry]) -> None:
     if compaction is None:
         kept = path
     else:
+        context.entry_ids.append(_entry_id(compaction))
         messages.append(
             {
                 "role": "compactionSummary",
@@ -200,3 +204,23 @@ def _fill_pi_context(context: SessionContext, path: list[Entry]) -> None:
         message = _context_message(entry)
         if message is not None:
             messages.append(message)
+            context.entry_ids.append(_entry_id(entry))
+
+
+def _entry_id(entry: Entry) -> str | None:
+    entry_id = entry.get("id")
+    return entry_id if isinstance(entry_id, str) else None
+
+
+def view_marks(entries: list[Entry], by_id: dict[str, Entry], rules: str) -> dict[str, dict[str, str]]:
+    """Per entry id, the data attributes the page's model's view needs to follow these rules at any
+    leaf (data-ctx "never": an entry whose message is never sent, at any leaf)."""
+    if rules == OMP_RULES:
+        from sitegen.session.context_omp import omp_view_marks
+
+        return omp_view_marks(entries, by_id)
+    return {
+        entry_id: {"data-ctx": "never"}
+        for entry_id, entry in by_id.items()
+        if entry.get("type") == "branch_summary" and branch_summary_message(entry) is None
+    }

@@ -10,7 +10,14 @@ from sitegen.session.entries import Entry, iso_to_ms
 if TYPE_CHECKING:
     from sitegen.session.context import SessionContext
 
-__all__ = ["CONTEXT_NOTES_TYPE", "NOT_REPLAYED_CUSTOM_TYPES", "context_notes_entry", "fill_omp_context"]
+__all__ = [
+    "CONTEXT_NOTES_TYPE",
+    "NOT_REPLAYED_CUSTOM_TYPES",
+    "compaction_kept_after",
+    "context_notes_entry",
+    "fill_omp_context",
+    "omp_view_marks",
+]
 
 # Custom messages omp shows but never sends to the model.
 NOT_REPLAYED_CUSTOM_TYPES = frozenset({"prewalk-plan", "vibe-mode-context"})
@@ -134,17 +141,8 @@ def context_notes_entry(path: list[Entry]) -> Entry | None:
         kind = entry.get("type")
         if kind == "reset_boundary":
             return None
-        if kind != "custom" or entry.get("customType") != CONTEXT_NOTES_TYPE:
-            continue
-        data = entry.get("data")
-        if not isinstance(data, dict) or set(data) != {"version", "text"}:
-            continue
-        text = data.get("text")
-        if data.get("version") != 1 or isinstance(data.get("version"), bool) or not isinstance(text, str):
-            continue
-        if len(text.encode("utf-8", "surrogatepass")) > _NOTES_MAX_BYTES:
-            continue
-        return entry if text else None
+        if kind == "custom" and entry.get("customType") == CONTEXT_NOTES_TYPE and _valid_notes(entry):
+            return entry if entry["data"]["text"] else None
     return None
 
 
@@ -260,12 +258,16 @@ def _summary_message(compaction: Entry) -> dict[str, Any]:
     return message
 
 
-def _strip_unanswered_calls(messages: list[dict[str, Any]]) -> None:
+# A message with the id of the entry it came from (None for none), so deletions keep both in step.
+_Sent = tuple[str | None, dict[str, Any]]
+
+
+def _strip_unanswered_calls(sent: list[_Sent]) -> None:
     """Tool calls with no result in the context are cut from their turn (with the turn's signed
     reasoning, which a changed turn cannot keep); a turn left empty goes."""
-    answered = {m.get("toolCallId") for m in messages if m.get("role") == "toolResult"}
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
+    answered = {m.get("toolCallId") for _, m in sent if m.get("role") == "toolResult"}
+    for index in range(len(sent) - 1, -1, -1):
+        source, message = sent[index]
         if message.get("role") != "assistant":
             continue
         blocks = _blocks(message)
@@ -280,58 +282,144 @@ def _strip_unanswered_calls(messages: list[dict[str, Any]]) -> None:
                 block = {key: value for key, value in block.items() if key != "thinkingSignature"}
             kept.append(block)
         if kept:
-            messages[index] = {**message, "content": kept}
+            sent[index] = (source, {**message, "content": kept})
         else:
-            del messages[index]
+            del sent[index]
 
 
-def _drop_failed_turns(messages: list[dict[str, Any]]) -> None:
+def _drop_failed_turns(sent: list[_Sent]) -> None:
     """Error and aborted turns are not replayed, nor the results of their tool calls."""
-    index = len(messages) - 1
+    index = len(sent) - 1
     while index >= 0:
-        message = messages[index]
+        message = sent[index][1]
         if message.get("role") == "assistant" and message.get("stopReason") in ("aborted", "error"):
-            following = messages[index + 1] if index + 1 < len(messages) else None
+            following = sent[index + 1][1] if index + 1 < len(sent) else None
             if not (
                 following is not None
                 and following.get("role") == "custom"
                 and following.get("customType") == _INTERRUPTED_THINKING
             ):
                 calls = {b.get("id") for b in _blocks(message) if b.get("type") == "toolCall"}
-                del messages[index]
+                del sent[index]
                 if calls:
-                    messages[index:] = [
-                        m
-                        for m in messages[index:]
+                    sent[index:] = [
+                        (source, m)
+                        for source, m in sent[index:]
                         if not (m.get("role") == "toolResult" and m.get("toolCallId") in calls)
                     ]
-        index -= 1
-        index = min(index, len(messages) - 1)
+        index = min(index - 1, len(sent) - 1)
+
+
+def _entry_id(entry: Entry) -> str | None:
+    entry_id = entry.get("id")
+    return entry_id if isinstance(entry_id, str) else None
 
 
 def fill_omp_context(context: SessionContext, path: list[Entry]) -> None:
     """omp 18.3's buildSessionContext over a root -> leaf path (the model's context, not the transcript)."""
     compaction = _runtime_state(context, path)
     emitted, summarised_by = _emitted_entries(path, compaction)
-    messages = context.messages
+    sent: list[_Sent] = []
     if summarised_by is not None:
-        messages.append(_summary_message(summarised_by))
+        sent.append((_entry_id(summarised_by), _summary_message(summarised_by)))
     for entry in emitted:
         message = _entry_message(entry)
         if message is not None:
-            messages.append(message)
+            sent.append((_entry_id(entry), message))
     notes = context_notes_entry(path)
     if notes is not None:
         # omp wraps the notes in its own prompt text; sitegen shows the notes themselves.
-        messages.insert(
-            0,
-            {
-                "role": "custom",
-                "customType": CONTEXT_NOTES_TYPE,
-                "content": notes["data"]["text"],
-                "display": False,
-                "timestamp": iso_to_ms(notes.get("timestamp")),
-            },
-        )
-    _strip_unanswered_calls(messages)
-    _drop_failed_turns(messages)
+        note = {
+            "role": "custom",
+            "customType": CONTEXT_NOTES_TYPE,
+            "content": notes["data"]["text"],
+            "display": False,
+            "timestamp": iso_to_ms(notes.get("timestamp")),
+        }
+        sent.insert(0, (_entry_id(notes), note))
+    _strip_unanswered_calls(sent)
+    _drop_failed_turns(sent)
+    context.entry_ids = [source for source, _ in sent]
+    context.messages = [message for _, message in sent]
+
+
+def _failed_turn_kept(entry: Entry, children: dict[str, list[Entry]]) -> bool:
+    """A failed turn stays when the hidden interrupted-thinking note follows it (omp sends the note)."""
+    return any(
+        child.get("type") == "custom_message" and child.get("customType") == _INTERRUPTED_THINKING
+        for child in children.get(entry.get("id") or "", ())
+    )
+
+
+def omp_view_marks(entries: list[Entry], by_id: dict[str, Entry]) -> dict[str, dict[str, str]]:
+    """What the page's model's view needs to follow omp's rules at any leaf, per entry id, as data
+    attributes: data-ctx "never" (a message omp never sends), "reset" (a /clear), "notes" or
+    "notes-clear" (a notebook revision), "remote" (a compaction whose provider replays the kept
+    turns); data-kept-after on a compaction whose kept turns start after that entry."""
+    children: dict[str, list[Entry]] = {}
+    for entry in by_id.values():
+        parent = entry.get("parentId")
+        if isinstance(parent, str):
+            children.setdefault(parent, []).append(entry)
+    marks: dict[str, dict[str, str]] = {}
+    failed_calls: set[object] = set()
+    for entry_id, entry in by_id.items():
+        kind = entry.get("type")
+        mark: dict[str, str] = {}
+        if kind in ("message", "custom_message", "branch_summary"):
+            message = _entry_message(entry)
+            if message is None:
+                mark["data-ctx"] = "never"
+            elif (
+                message.get("role") == "assistant"
+                and message.get("stopReason") in ("aborted", "error")
+                and not _failed_turn_kept(entry, children)
+            ):
+                mark["data-ctx"] = "never"
+                failed_calls.update(b.get("id") for b in _blocks(message) if b.get("type") == "toolCall")
+        elif kind == "reset_boundary":
+            mark["data-ctx"] = "reset"
+        elif kind == "custom" and entry.get("customType") == CONTEXT_NOTES_TYPE and _valid_notes(entry):
+            mark["data-ctx"] = "notes" if entry["data"]["text"] else "notes-clear"
+        elif kind == "compaction":
+            replay = compaction_kept_after(entry)
+            mark["data-ctx"] = "remote" if _remote_history(entry) is not None else "compaction"
+            if replay is not None:
+                mark["data-kept-after"] = replay
+        if mark:
+            marks[entry_id] = mark
+    if failed_calls:
+        for entry_id, entry in by_id.items():
+            message = _record(entry.get("message")) if entry.get("type") == "message" else None
+            if (
+                message is not None
+                and message.get("role") == "toolResult"
+                and message.get("toolCallId") in failed_calls
+            ):
+                marks.setdefault(entry_id, {})["data-ctx"] = "never"
+    return marks
+
+
+def _valid_notes(entry: Entry) -> bool:
+    data = entry.get("data")
+    return (
+        isinstance(data, dict)
+        and set(data) == {"version", "text"}
+        and data.get("version") == 1
+        and not isinstance(data.get("version"), bool)
+        and isinstance(data.get("text"), str)
+        and len(data["text"].encode("utf-8", "surrogatepass")) <= _NOTES_MAX_BYTES
+    )
+
+
+def compaction_kept_after(compaction: Entry) -> str | None:
+    """The entry the kept turns start after, when not at firstKeptEntryId: the end of the provider's
+    own replay (remote compaction, or Anthropic's native one with no first kept entry)."""
+    replay = compaction.get("providerReplayThroughEntryId")
+    if not isinstance(replay, str) or not replay:
+        return None
+    if _remote_history(compaction) is not None:
+        return replay
+    if compaction.get("firstKeptEntryId") == "" and _anthropic_payload(compaction) is not None:
+        return replay
+    return None

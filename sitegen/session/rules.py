@@ -47,19 +47,13 @@ def _dir_says(path: PurePath) -> bool | None:
 
 def written_by_omp(path: PurePath | None, title_slot: dict[str, Any] | None, entries: Iterable[Entry]) -> bool:
     """omp wrote the file: it sits in omp's agent dir, or starts with omp's title slot, or holds an
-    entry only omp writes (an omp-style model_change with a "provider/id" model included)."""
+    entry of a type only omp writes."""
     said = _dir_says(path) if path is not None else None
     if said is not None:
         return said
     if title_slot is not None:
         return True
-    for entry in entries:
-        kind = entry.get("type")
-        if kind in OMP_ONLY_ENTRY_TYPES:
-            return True
-        if kind == "model_change" and isinstance(entry.get("model"), str) and "modelId" not in entry:
-            return True
-    return False
+    return any(entry.get("type") in OMP_ONLY_ENTRY_TYPES for entry in entries)
 
 
 def context_rules(path: PurePath | None, title_slot: dict[str, Any] | None, entries: Sequence[Entry]) -> str:
