@@ -154,3 +154,24 @@ def test_context_command_names_the_rules(tmp_path: Path) -> None:
     data = orjson.loads(runner.invoke(app, ["context", str(pi_file), "--json"]).stdout)
     assert data["rules"] == "pi 0.73"
     assert [m["content"] for m in data["messages"]] == ["ZZ_SECOND_COPY_ZZ", "ZZ_CHILD_ZZ", "ZZ_LAST_ZZ"]
+
+
+def test_a_site_shows_entries_without_ids_and_names_the_file_on_the_problems_page(tmp_path: Path) -> None:
+    from context_rule_files import entries_without_ids
+    from site_helpers import build, page_text
+
+    rule_file = entries_without_ids()
+    rule_file.agent = "pi"
+    source = rule_file.write(tmp_path)
+    site = tmp_path / "site"
+    result = build(site, tmp_path / ".pi" / "agent")
+    assert result.problems == []
+    page = next(site.glob("sessions/*/entries_without_ids.html"))
+    text = page_text(page)
+    assert all(token in text for token in ("ZZ_U1_ZZ", "ZZ_A1_ZZ", "ZZ_U2_ZZ"))
+    problems = page_text(site / "problems.html")
+    assert "Read with repairs" in problems
+    assert f"<code>{source}</code></a></td><td>3 entries without an id, shown in file order</td>" in problems
+    # A rebuild that renders nothing keeps the line (the manifest remembers it).
+    assert build(site, tmp_path / ".pi" / "agent").rendered == []
+    assert "3 entries without an id" in page_text(site / "problems.html")
