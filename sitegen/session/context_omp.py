@@ -39,6 +39,12 @@ def _js_text(value: object) -> str:
     return str(value)
 
 
+def _key(value: object) -> object:
+    """A value to look up in a set: itself when hashable as JavaScript compares it (by value), else a
+    new object that equals nothing, as a JavaScript Set holds a list or an object by identity."""
+    return value if value is None or isinstance(value, str | int | float) else object()
+
+
 def _record(value: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
@@ -131,7 +137,7 @@ def _is_user_request(entry: Entry) -> bool:
 
 
 def _user_turn_custom(message: dict[str, Any]) -> bool:
-    return message.get("customType") in _USER_TURN_CUSTOM_TYPES and message.get("attribution") == "user"
+    return _key(message.get("customType")) in _USER_TURN_CUSTOM_TYPES and message.get("attribution") == "user"
 
 
 def context_notes_entry(path: list[Entry]) -> Entry | None:
@@ -236,7 +242,7 @@ def _entry_message(entry: Entry) -> dict[str, Any] | None:
             return None
         return message
     if kind == "custom_message":
-        if entry.get("customType") in NOT_REPLAYED_CUSTOM_TYPES:
+        if _key(entry.get("customType")) in NOT_REPLAYED_CUSTOM_TYPES:
             return None
         return _custom_message(entry)
     if kind == "branch_summary":
@@ -265,18 +271,18 @@ _Sent = tuple[str | None, dict[str, Any]]
 def _strip_unanswered_calls(sent: list[_Sent]) -> None:
     """Tool calls with no result in the context are cut from their turn (with the turn's signed
     reasoning, which a changed turn cannot keep); a turn left empty goes."""
-    answered = {m.get("toolCallId") for _, m in sent if m.get("role") == "toolResult"}
+    answered = {_key(m.get("toolCallId")) for _, m in sent if m.get("role") == "toolResult"}
     for index in range(len(sent) - 1, -1, -1):
         source, message = sent[index]
         if message.get("role") != "assistant":
             continue
         blocks = _blocks(message)
-        if not any(b.get("type") == "toolCall" and b.get("id") not in answered for b in blocks):
+        if not any(b.get("type") == "toolCall" and _key(b.get("id")) not in answered for b in blocks):
             continue
         kept: list[dict[str, Any]] = []
         for block in blocks:
             kind = block.get("type")
-            if (kind == "toolCall" and block.get("id") not in answered) or kind == "redactedThinking":
+            if (kind == "toolCall" and _key(block.get("id")) not in answered) or kind == "redactedThinking":
                 continue
             if kind == "thinking" and block.get("thinkingSignature"):
                 block = {key: value for key, value in block.items() if key != "thinkingSignature"}
@@ -299,13 +305,13 @@ def _drop_failed_turns(sent: list[_Sent]) -> None:
                 and following.get("role") == "custom"
                 and following.get("customType") == _INTERRUPTED_THINKING
             ):
-                calls = {b.get("id") for b in _blocks(message) if b.get("type") == "toolCall"}
+                calls = {_key(b.get("id")) for b in _blocks(message) if b.get("type") == "toolCall"}
                 del sent[index]
                 if calls:
                     sent[index:] = [
                         (source, m)
                         for source, m in sent[index:]
-                        if not (m.get("role") == "toolResult" and m.get("toolCallId") in calls)
+                        if not (m.get("role") == "toolResult" and _key(m.get("toolCallId")) in calls)
                     ]
         index = min(index - 1, len(sent) - 1)
 
@@ -376,7 +382,7 @@ def omp_view_marks(entries: list[Entry], by_id: dict[str, Entry]) -> dict[str, d
                 and not _failed_turn_kept(entry, children)
             ):
                 mark["data-ctx"] = "never"
-                failed_calls.update(b.get("id") for b in _blocks(message) if b.get("type") == "toolCall")
+                failed_calls.update(_key(b.get("id")) for b in _blocks(message) if b.get("type") == "toolCall")
         elif kind == "reset_boundary":
             mark["data-ctx"] = "reset"
         elif kind == "custom" and entry.get("customType") == CONTEXT_NOTES_TYPE and _valid_notes(entry):
@@ -394,7 +400,7 @@ def omp_view_marks(entries: list[Entry], by_id: dict[str, Entry]) -> dict[str, d
             if (
                 message is not None
                 and message.get("role") == "toolResult"
-                and message.get("toolCallId") in failed_calls
+                and _key(message.get("toolCallId")) in failed_calls
             ):
                 marks.setdefault(entry_id, {})["data-ctx"] = "never"
     return marks

@@ -53,7 +53,7 @@ def written_by_omp(path: PurePath | None, title_slot: dict[str, Any] | None, ent
         return said
     if title_slot is not None:
         return True
-    return any(entry.get("type") in OMP_ONLY_ENTRY_TYPES for entry in entries)
+    return any(isinstance(kind := entry.get("type"), str) and kind in OMP_ONLY_ENTRY_TYPES for entry in entries)
 
 
 def context_rules(path: PurePath | None, title_slot: dict[str, Any] | None, entries: Sequence[Entry]) -> str:
