@@ -175,3 +175,13 @@ def test_a_site_shows_entries_without_ids_and_names_the_file_on_the_problems_pag
     # A rebuild that renders nothing keeps the line (the manifest remembers it).
     assert build(site, tmp_path / ".pi" / "agent").rendered == []
     assert "3 entries without an id" in page_text(site / "problems.html")
+
+
+def test_dump_follows_the_files_rules(tmp_path: Path) -> None:
+    from context_rule_files import failed_turns
+
+    result = CliRunner().invoke(app, ["dump", str(failed_turns().write(tmp_path))])
+    assert result.exit_code == 0, result.output
+    assert "ZZ_U4_ZZ" in result.stdout and "ZZ_A6_INTERRUPTED_ZZ" in result.stdout
+    # Failed and retried turns, and the failed turn's tool result, are not what the model saw.
+    assert not any(token in result.stdout for token in ("ZZ_A1_ZZ", "ZZ_T1_ZZ", "ZZ_A2_ABORTED_ZZ", "ZZ_A4_RETRIED_ZZ"))
