@@ -57,10 +57,14 @@ def check_every_leaf(browser: Browser, source: Path, tmp_path: Path) -> int:
         page.evaluate("[...document.querySelectorAll('#conversation > article.entry')].map(e => e.id.slice(6))")
     )
     assert page.evaluate("document.body.dataset.rules") == session.context_rules
+    assert not page.locator("#context-rules").is_visible()
     leaves = session.tree.leaves()
     for leaf in leaves:
         show_leaf(page, leaf)
         page.click("#toggle-context")
+        assert page.locator("#context-rules").inner_text() == (
+            f"What the model saw at the shown leaf, by {session.context_rules} rules."
+        )
         shown = page.evaluate(SHOWN)
         assert shown == expected_view(session, leaf, articles), (source.name, leaf)
         page.click("#toggle-context")
