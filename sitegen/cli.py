@@ -188,7 +188,8 @@ def context_command(
         f"Rules: {context.rules}",
         f"Leaf: {context.leaf_id}",
         f"Messages: {len(context.messages)} ({', '.join(f'{k} {v}' for k, v in roles.items())})",
-        f"Thinking level: {context.thinking_level}",
+        # pi keeps a file's null thinking level as null (omp reads it as "off").
+        f"Thinking level: {'null' if context.thinking_level is None else context.thinking_level}",
         f"Models: {', '.join(f'{k}={v}' for k, v in context.models.items()) or 'none'}",
         f"Mode: {context.mode}",
     ]

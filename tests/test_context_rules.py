@@ -185,3 +185,14 @@ def test_dump_follows_the_files_rules(tmp_path: Path) -> None:
     assert "ZZ_U4_ZZ" in result.stdout and "ZZ_A6_INTERRUPTED_ZZ" in result.stdout
     # Failed and retried turns, and the failed turn's tool result, are not what the model saw.
     assert not any(token in result.stdout for token in ("ZZ_A1_ZZ", "ZZ_T1_ZZ", "ZZ_A2_ABORTED_ZZ", "ZZ_A4_RETRIED_ZZ"))
+
+
+def test_a_null_thinking_level_is_printed_as_each_agent_reads_it(tmp_path: Path) -> None:
+    from context_rule_files import default_model, empty_branch_summary
+
+    runner = CliRunner()
+    pi_text = runner.invoke(app, ["context", str(empty_branch_summary().write(tmp_path))]).stdout
+    assert "Thinking level: null" in pi_text
+    omp_text = runner.invoke(app, ["context", str(default_model().write(tmp_path))]).stdout
+    assert "Thinking level: off" in omp_text
+    assert "Models: default=anthropic/claude-opus-4-5, smol=anthropic/claude-haiku-4-5" in omp_text

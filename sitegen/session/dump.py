@@ -87,7 +87,8 @@ def format_context_as_text(
     if system_prompt:
         sections.append(f"# System prompt\n{system_prompt}")
     model_text = ", ".join(f"{role}: {model}" for role, model in models.items()) or "unknown"
-    sections.append(f"# Model\n{model_text}\nThinking level: {thinking_level}")
+    level = "null" if thinking_level is None else thinking_level
+    sections.append(f"# Model\n{model_text}\nThinking level: {level}")
     if tools:
         sections.append("# Tools\n" + "\n".join(_tool_lines(tools)))
     body = [s for s in (_message_section(m) for m in messages) if s is not None]
