@@ -43,6 +43,18 @@
     return boundary;
   }
 
+  // A notes-backed compaction (omp) keeps the latest user request before it, when that precedes
+  // its first kept entry: its index on the path, or -1.
+  function keptRequest(path, boundary, reset) {
+    var firstKept = path.indexOf(page.entryById.get(path[boundary]).getAttribute("data-first-kept") || "\u0000");
+    for (var i = boundary - 1; i > reset; i--) {
+      if (page.entryById.get(path[i]) && page.entryById.get(path[i]).hasAttribute("data-request")) {
+        return i < firstKept ? i : -1;
+      }
+    }
+    return -1;
+  }
+
   function isCompaction(entry) {
     if (!entry || !entry.classList.contains("kind-compaction")) {
       return false;
@@ -80,9 +92,10 @@
       mark(summary, "ctx-summary");
       start = keptStart(path, boundary);
     }
+    var request = omp && summary && summary.hasAttribute("data-rollover") ? keptRequest(path, boundary, reset) : -1;
     for (var s = 0; s < start; s++) {
       var entry = page.entryById.get(path[s]);
-      if (entry && entry.tagName === "ARTICLE") {
+      if (entry && entry.tagName === "ARTICLE" && s !== request) {
         mark(entry, dropped);
       }
     }

@@ -234,6 +234,27 @@ def remote_compaction() -> RuleFile:
     return f
 
 
+def context_rollover() -> RuleFile:
+    """A notes-backed window keeps, verbatim, the latest user request of the turns it dropped."""
+    f = RuleFile("context_rollover", "omp")
+    f.user("u1", "ZZ_U1_ZZ")
+    f.assistant("a1", "ZZ_A1_ZZ")
+    f.user("u2", "ZZ_REQUEST_ZZ")
+    f.assistant("a2", "ZZ_A2_ZZ")
+    f.assistant("a3", "ZZ_A3_ZZ")
+    details = {"kind": "experimental-context-rollover"}
+    f.add("compaction", "k1", summary="ZZ_ROLL_ZZ", firstKeptEntryId="a3", tokensBefore=10, details=details)
+    f.user("u3", "ZZ_U3_ZZ")
+    f.add("compaction", "k2", summary="ZZ_ROLL2_ZZ", firstKeptEntryId="u3", tokensBefore=10, details=details)
+    f.assistant("a4", "ZZ_A4_ZZ")
+    f.expected = {
+        "u3": ["compactionSummary", "ZZ_REQUEST_ZZ", "ZZ_A3_ZZ", "ZZ_U3_ZZ"],
+        # The request is the first kept entry itself: nothing more to keep.
+        "a4": ["compactionSummary", "ZZ_U3_ZZ", "ZZ_A4_ZZ"],
+    }
+    return f
+
+
 def default_model() -> RuleFile:
     f = RuleFile("default_model", "omp")
     f.user("u1", "ZZ_U1_ZZ")
@@ -297,6 +318,7 @@ OMP_RULE_FILES = [
     hidden_custom_messages,
     context_notes,
     remote_compaction,
+    context_rollover,
     default_model,
     title_slot,
 ]

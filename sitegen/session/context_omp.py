@@ -361,7 +361,8 @@ def omp_view_marks(entries: list[Entry], by_id: dict[str, Entry]) -> dict[str, d
     """What the page's model's view needs to follow omp's rules at any leaf, per entry id, as data
     attributes: data-ctx "never" (a message omp never sends), "reset" (a /clear), "notes" or
     "notes-clear" (a notebook revision), "remote" (a compaction whose provider replays the kept
-    turns); data-kept-after on a compaction whose kept turns start after that entry."""
+    turns); data-kept-after on a compaction whose kept turns start after that entry; data-rollover
+    on a notes-backed compaction, which keeps the latest user request (data-request) it dropped."""
     children: dict[str, list[Entry]] = {}
     for entry in by_id.values():
         parent = entry.get("parentId")
@@ -374,6 +375,8 @@ def omp_view_marks(entries: list[Entry], by_id: dict[str, Entry]) -> dict[str, d
         mark: dict[str, str] = {}
         if kind in ("message", "custom_message", "branch_summary"):
             message = _entry_message(entry)
+            if _is_user_request(entry):
+                mark["data-request"] = "1"
             if message is None:
                 mark["data-ctx"] = "never"
             elif (
@@ -390,6 +393,9 @@ def omp_view_marks(entries: list[Entry], by_id: dict[str, Entry]) -> dict[str, d
         elif kind == "compaction":
             replay = compaction_kept_after(entry)
             mark["data-ctx"] = "remote" if _remote_history(entry) is not None else "compaction"
+            details = _record(entry.get("details"))
+            if details is not None and details.get("kind") == "experimental-context-rollover":
+                mark["data-rollover"] = "1"
             if replay is not None:
                 mark["data-kept-after"] = replay
         if mark:
