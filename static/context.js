@@ -55,11 +55,10 @@
     return -1;
   }
 
+  // A compaction entry (not a message that holds a compaction summary), with a first kept entry or not.
   function isCompaction(entry) {
-    if (!entry || !entry.classList.contains("kind-compaction")) {
-      return false;
-    }
-    return omp ? entry.hasAttribute("data-ctx") : entry.hasAttribute("data-first-kept");
+    var ctx = entry ? entry.getAttribute("data-ctx") : null;
+    return ctx === "compaction" || ctx === "remote";
   }
 
   // pi's algorithm (seed 000): the last compaction on the path wins; what precedes its first kept

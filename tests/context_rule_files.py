@@ -301,6 +301,18 @@ def empty_branch_summary() -> RuleFile:
     return f
 
 
+def compaction_without_first_kept() -> RuleFile:
+    """A compaction that names no first kept entry keeps nothing before it, in pi's files too."""
+    f = RuleFile("compaction_without_first_kept", "pi")
+    f.user("u1", "ZZ_U1_ZZ")
+    f.assistant("a1", "ZZ_A1_ZZ")
+    f.add("compaction", "k1", summary="ZZ_SUMMARY_ZZ", tokensBefore=10)
+    f.user("u2", "ZZ_U2_ZZ")
+    f.user("u3", "ZZ_U3_ZZ", parent="a1")
+    f.expected = {"u2": ["compactionSummary", "ZZ_U2_ZZ"], "u3": ["ZZ_U1_ZZ", "ZZ_A1_ZZ", "ZZ_U3_ZZ"]}
+    return f
+
+
 def entries_without_ids() -> RuleFile:
     """A v3 file another tool wrote with no ids: chained in file order (pi and omp show one entry)."""
     f = RuleFile("entries_without_ids", "other")
@@ -322,7 +334,7 @@ OMP_RULE_FILES = [
     default_model,
     title_slot,
 ]
-OTHER_RULE_FILES = [duplicate_ids, empty_branch_summary]
+OTHER_RULE_FILES = [duplicate_ids, empty_branch_summary, compaction_without_first_kept]
 # Files sitegen reads differently from the agents on purpose (the agents would show one entry).
 DELIBERATE = [entries_without_ids]
 

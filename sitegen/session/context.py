@@ -214,13 +214,16 @@ def _entry_id(entry: Entry) -> str | None:
 
 def view_marks(entries: list[Entry], by_id: dict[str, Entry], rules: str) -> dict[str, dict[str, str]]:
     """Per entry id, the data attributes the page's model's view needs to follow these rules at any
-    leaf (data-ctx "never": an entry whose message is never sent, at any leaf)."""
+    leaf (data-ctx "compaction": a compaction entry; "never": an entry whose message is never sent)."""
     if rules == OMP_RULES:
         from sitegen.session.context_omp import omp_view_marks
 
         return omp_view_marks(entries, by_id)
-    return {
-        entry_id: {"data-ctx": "never"}
-        for entry_id, entry in by_id.items()
-        if entry.get("type") == "branch_summary" and branch_summary_message(entry) is None
-    }
+    marks: dict[str, dict[str, str]] = {}
+    for entry_id, entry in by_id.items():
+        kind = entry.get("type")
+        if kind == "compaction":
+            marks[entry_id] = {"data-ctx": "compaction"}
+        elif kind == "branch_summary" and branch_summary_message(entry) is None:
+            marks[entry_id] = {"data-ctx": "never"}
+    return marks
