@@ -264,7 +264,9 @@ def default_model() -> RuleFile:
     f.add("model_change", "m2", provider="anthropic", modelId="claude-opus-4-1")  # pi's shape: omp ignores it
     f.add("model_change", "m3", model="anthropic/claude-opus-4-5", role="default")
     f.assistant("a3", "ZZ_A3_ZZ", provider="openai", model="gpt-5")
-    f.add("thinking_level_change", "h1", thinkingLevel="high")
+    f.add("thinking_level_change", "h1", thinkingLevel="high", configured="auto")
+    f.add("service_tier_change", "s1", serviceTier="claude-only")
+    f.add("service_tier_change", "s2", serviceTier={"openai": "flex", "google": "turbo"})
     f.add("thinking_level_change", "h2", thinkingLevel=None)
     f.expected = {"h2": ["ZZ_U1_ZZ", "ZZ_A1_ZZ", "ZZ_A2_ZZ", "ZZ_A3_ZZ"]}
     return f

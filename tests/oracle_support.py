@@ -229,6 +229,8 @@ def comparable(context: dict[str, Any], rules: str) -> dict[str, Any]:
             "injectedTtsrRules": context.get("injectedTtsrRules"),
             "mode": context.get("mode"),
             "modeData": context.get("modeData"),
+            "configuredThinkingLevel": context.get("configuredThinkingLevel"),
+            "serviceTier": context.get("serviceTier"),
         }
     else:
         model = context.get("model")

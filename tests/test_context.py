@@ -423,6 +423,8 @@ def test_seed_file_at_the_compaction_leaf() -> None:
             session.by_id["a1b2c3d4"]["message"],
         ],
         "thinkingLevel": "high",
+        # omp keeps the level the change named as the configured one too.
+        "configuredThinkingLevel": "high",
         "models": {"default": "openai/gpt-4o"},
         "injectedTtsrRules": [],
         "mode": "none",

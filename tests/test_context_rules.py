@@ -196,3 +196,15 @@ def test_a_null_thinking_level_is_printed_as_each_agent_reads_it(tmp_path: Path)
     omp_text = runner.invoke(app, ["context", str(default_model().write(tmp_path))]).stdout
     assert "Thinking level: off" in omp_text
     assert "Models: default=anthropic/claude-opus-4-5, smol=anthropic/claude-haiku-4-5" in omp_text
+
+
+def test_omp_context_keeps_the_configured_level_and_the_service_tier(tmp_path: Path) -> None:
+    from context_rule_files import default_model
+
+    _, session = opened(default_model, tmp_path)
+    at_s1 = build_session_context(session.entries, "s1", session.by_id, session.context_rules).to_json()
+    assert (at_s1["configuredThinkingLevel"], at_s1["serviceTier"]) == ("auto", {"anthropic": "priority"})
+    final = build_session_context(session.entries, LAST_ENTRY, session.by_id, session.context_rules).to_json()
+    assert final["serviceTier"] == {"openai": "flex"}
+    assert "configuredThinkingLevel" not in final  # null, as the last change says
+    assert "serviceTier" not in build_session_context(session.entries, "h1", session.by_id, PI_RULES).to_json()

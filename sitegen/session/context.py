@@ -44,12 +44,15 @@ class SessionContext:
     injected_ttsr_rules: list[str] = field(default_factory=list)
     mode: str = "none"
     mode_data: Any = None
+    # omp only: the thinking selector chosen (e.g. "auto") and the service tier per provider family.
+    configured_thinking_level: str | None = None
+    service_tier: dict[str, str] | None = None
     rules: str = PI_RULES
     # The entry each message came from (a compaction for its summary), for the page's view and tests.
     entry_ids: list[str | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "rules": self.rules,
             "leafId": self.leaf_id,
             "messages": self.messages,
@@ -59,6 +62,11 @@ class SessionContext:
             "mode": self.mode,
             "modeData": self.mode_data,
         }
+        if self.configured_thinking_level is not None:
+            data["configuredThinkingLevel"] = self.configured_thinking_level
+        if self.service_tier is not None:
+            data["serviceTier"] = self.service_tier
+        return data
 
 
 def model_of_change(entry: Entry) -> str | None:

@@ -17,6 +17,7 @@ __all__ = [
     "context_notes_entry",
     "fill_omp_context",
     "omp_view_marks",
+    "service_tier_by_family",
 ]
 
 # Custom messages omp shows but never sends to the model.
@@ -152,6 +153,31 @@ def context_notes_entry(path: list[Entry]) -> Entry | None:
     return None
 
 
+_TIERS = frozenset({"auto", "default", "flex", "scale", "priority"})
+_FAMILIES = ("openai", "anthropic", "google")
+# omp's older one-word settings, as the tier of each provider family they set.
+_LEGACY_TIERS: dict[str, dict[str, str]] = {
+    "priority": dict.fromkeys(_FAMILIES, "priority"),
+    "openai-only": {"openai": "priority"},
+    "claude-only": {"anthropic": "priority"},
+    **{tier: {"openai": tier} for tier in ("auto", "default", "flex", "scale")},
+}
+
+
+def service_tier_by_family(value: object) -> dict[str, str] | None:
+    """A service_tier_change's setting as {family: tier}; None when it sets none."""
+    if isinstance(value, dict):
+        tiers = {
+            family: value[family]
+            for family in _FAMILIES
+            if isinstance(value.get(family), str) and value[family] in _TIERS
+        }
+        return tiers or None
+    if isinstance(value, str) and value in _LEGACY_TIERS:
+        return dict(_LEGACY_TIERS[value])
+    return None
+
+
 def _runtime_state(context: SessionContext, path: list[Entry]) -> Entry | None:
     """Thinking level, models, rules and mode along the path; returns the latest compaction."""
     compaction: Entry | None = None
@@ -161,6 +187,11 @@ def _runtime_state(context: SessionContext, path: list[Entry]) -> Entry | None:
         if kind == "thinking_level_change":
             level = entry.get("thinkingLevel")
             context.thinking_level = "off" if level is None else level
+            # The selector the user chose ("auto", or a level), kept beside the level it resolved to.
+            configured = entry.get("configured")
+            context.configured_thinking_level = configured if configured is not None else level
+        elif kind == "service_tier_change":
+            context.service_tier = service_tier_by_family(entry.get("serviceTier"))
         elif kind == "model_change":
             model = entry.get("model")
             if model:
