@@ -71,12 +71,24 @@ _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # The same characters as UTF-8 bytes (no other character's encoding holds these bytes).
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
-PAGE_STYLES = ("theme.css", "page.css", "conversation.css", "views.css", "sidebar.css", "highlight.css")
+PAGE_STYLES = (
+    "theme.css",
+    "page.css",
+    "conversation.css",
+    "views.css",
+    "sidebar.css",
+    "highlight.css",
+    "copy.css",
+    "palette.css",
+)
 PAGE_SCRIPTS = (
+    "layout.js",
     "keys.js",
     "chunks.js",
     "highlight.js",
     "page.js",
+    "copy.js",
+    "folds.js",
     "totals.js",
     "treerows.js",
     "tree.js",
