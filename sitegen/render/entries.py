@@ -77,6 +77,8 @@ class EntryLookups(CardContext, Protocol):
     @property
     def kept_names(self) -> Mapping[str, str]: ...
     @property
+    def context_attrs(self) -> Mapping[str, Mapping[str, str]]: ...
+    @property
     def system_prompt(self) -> str | None: ...
     def usage_attr(self, node: Node) -> str: ...
 
@@ -137,6 +139,9 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
         failed = sum(1 for call in calls if call.result is not None and call.result.is_error)
         if failed:
             out.append(f' data-failed="{failed}"')
+    attrs = ctx.context_attrs.get(entry_id)
+    if attrs and not ctx.prefix:
+        out.extend(f' {name}="{html_escape(value)}"' for name, value in attrs.items())
     out.append(">\n")
     if entry_id in ctx.kept_marks:
         compaction = ctx.kept_marks[entry_id]
