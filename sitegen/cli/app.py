@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from sitegen.cli.common import fail, given_agent_dirs, open_in_browser, pi_only, resolve_argument, user_errors
+from sitegen.cli.stats import stats_command
 from sitegen.cli.text import json_text as _json_text
 from sitegen.cli.text import printable as _printable
 from sitegen.cli.text import visible as _visible
@@ -103,7 +104,9 @@ def context_command(
     loaded = open_session(path, default_agent_dirs=given_agent_dirs(agent_dir))
     if leaf is not None and leaf not in loaded.by_id:
         raise fail(f"No entry {leaf!r} in {path}")
-    context = build_session_context(loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id)
+    context = build_session_context(
+        loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id, loaded.context_rules
+    )
     if as_json:
         sys.stdout.write(_json_text(context.to_json()) + "\n")
         return
@@ -112,9 +115,11 @@ def context_command(
         role = str(message.get("role"))
         roles[role] = roles.get(role, 0) + 1
     lines = [
+        f"Rules: {context.rules}",
         f"Leaf: {context.leaf_id}",
         f"Messages: {len(context.messages)} ({', '.join(f'{k} {v}' for k, v in roles.items())})",
-        f"Thinking level: {context.thinking_level}",
+        # pi keeps a file's null thinking level as null (omp reads it as "off").
+        f"Thinking level: {'null' if context.thinking_level is None else context.thinking_level}",
         f"Models: {', '.join(f'{k}={v}' for k, v in context.models.items()) or 'none'}",
         f"Mode: {context.mode}",
     ]
@@ -224,13 +229,23 @@ def export_command(
             "(budget); all of it (full); or only where it is (none).",
         ),
     ] = "budget",
+    export_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="html|md|json",
+            help="html: the page (default); md: a Markdown transcript; json: every entry as the page reads it.",
+        ),
+    ] = "html",
     agent_dir: AgentDirOption = None,
     odek_dir: OdekDirOption = None,
 ) -> None:
-    """Write one self-contained HTML page for a session."""
+    """Write one self-contained HTML page for a session (or Markdown, or JSON, with --format)."""
     with imports_settled():
         from sitegen.render.export import export_page, load_transcript
 
+    if export_format not in ("html", "md", "json"):
+        raise typer.BadParameter(f"{export_format!r} is not one of html, md, json", param_hint="--format")
     if artifacts not in ("budget", "full", "none"):
         raise typer.BadParameter(f"{artifacts!r} is not one of budget, full, none", param_hint="--artifacts")
     if output is not None and out is not None and output != out:
@@ -239,7 +254,17 @@ def export_command(
     path = resolve_argument(session, agent_dir, odek_dir)
     transcript = load_transcript(path, given_agent_dirs(agent_dir))
     redactor = _redactor() if redact else None
-    target = _export_target(output, path)
+    target = _export_target(output, path, f".{export_format}")
+    if export_format != "html":
+        from sitegen.cli.export import export_text
+
+        export_text(transcript, path, target, export_format, given_agent_dirs(agent_dir), **_filters(redactor))
+        if redactor is not None:
+            _report_redactions(redactor)
+        typer.echo(f"Exported to: {target}")
+        if open_page:
+            open_in_browser(str(target))
+        return
     try:
         export_page(transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor))
     except OSError as error:
@@ -321,6 +346,10 @@ def history_command(
         raise typer.Exit(1)
 
 
+# Its own module, so that commands added beside it merge without touching each other.
+app.command("stats")(user_errors(stats_command))
+
+
 def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:
     """A folder named on the command line must exist: a typo would otherwise build an empty site."""
     for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
@@ -329,16 +358,22 @@ def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None)
                 raise fail(f"Not a folder: {option} {folder}")
 
 
-def _export_target(output: Path | None, session: Path) -> Path:
-    """Where the page goes: OUTPUT, <stem>.html inside OUTPUT when it is a folder, or here."""
+def _export_target(output: Path | None, session: Path, suffix: str = ".html") -> Path:
+    """Where the page goes: OUTPUT, <stem><suffix> inside OUTPUT when it is a folder, or here."""
     if output is None:
-        return Path.cwd() / f"{session.stem}.html"
-    target = output / f"{session.stem}.html" if output.is_dir() else output
+        return Path.cwd() / f"{session.stem}{suffix}"
+    target = output / f"{session.stem}{suffix}" if output.is_dir() else output
     try:
         target.resolve()
     except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
         raise fail(f"Cannot write {target}: it is a link loop, or lies behind one") from None
-    if target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
+    if suffix != ".html":
+        from sitegen.cli.export import refused_text_target
+
+        refusal = refused_text_target(target, session)
+        if refusal is not None:
+            raise fail(refusal)
+    elif target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
         raise fail(f"Refusing to write the page over a session file: {target}")
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")

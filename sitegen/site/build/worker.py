@@ -22,6 +22,7 @@ from sitegen.session.discover import read_session_info
 from sitegen.session.entries import shorten
 from sitegen.site.build.artifact_files import ArtifactFiles
 from sitegen.site.build.assets import folder_hash
+from sitegen.site.pages.analytics import record_activity
 from sitegen.site.pages.related import session_terms
 from sitegen.site.prompts.links import user_prompts
 from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
@@ -129,6 +130,7 @@ def _usage_key(transcript: Transcript, node: Node) -> str:
 
 def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, str]) -> SessionRecord:
     totals = transcript.totals()
+    used = [node for node in transcript.nodes if node.usage is not None]
     usage = [
         UsageRecord(
             key=_usage_key(transcript, node),
@@ -140,7 +142,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
             cache_write=node.usage.cache_write,
             cost=round(node.usage.cost, 6),
         )
-        for node in transcript.nodes
+        for node in used
         if node.usage is not None
     ]
     tree = transcript.tree
@@ -170,7 +172,9 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         subagents=subagents,
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
+        ids_chained=transcript.ids_chained,
         size=_file_size(job.source),
+        **record_activity(transcript, used),
     )
 
 

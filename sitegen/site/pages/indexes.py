@@ -5,11 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from markupsafe import Markup
+
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.base.text import human_size
 from sitegen.render.header import duration_text, minute_text, short_model
+from sitegen.render.navigation import path_html
 from sitegen.render.page import format_time, format_tokens, template_environment
+from sitegen.site.pages.all_sessions import (
+    ALL_SESSIONS_DATA,
+    ALL_SESSIONS_PAGE,
+    FIRST_ROWS,
+    listing_order,
+    session_index_script,
+)
+from sitegen.site.pages.analytics import Analytics, compute_analytics, compute_windows, windows_to
 from sitegen.site.pages.stats import Stats, compute_stats, render_stats_page
 from sitegen.site.state.jobs import NEWEST_FIRST
 from sitegen.site.state.manifest import SiteManifest
@@ -21,6 +32,7 @@ __all__ = [
     "ProjectSummary",
     "PromptsSummary",
     "recent_sessions",
+    "repaired_sessions",
     "summarise_projects",
 ]
 
@@ -37,6 +49,8 @@ class ProjectSummary:
     last: int | None = None
     tokens: int = 0
     cost: float = 0.0
+    # Active in the 7 days up to the site's last day with activity (sitegen.site.pages.analytics.windows_to).
+    active_week_ms: int = 0
 
 
 @dataclass(slots=True)
@@ -45,17 +59,27 @@ class Totals:
     tokens: int = 0
     cost: float = 0.0
     last: int | None = None
+    week: str = ""  # the last of the 7 days the projects' active time is of (YYYY-MM-DD)
 
 
-def summarise_projects(records: list[SessionRecord], stats: Stats | None = None) -> tuple[list[ProjectSummary], Totals]:
-    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records)
-    when already made); usage that /fork copied into several files counts once."""
+def summarise_projects(
+    records: list[SessionRecord], stats: Stats | None = None, windows: list[Analytics] | None = None
+) -> tuple[list[ProjectSummary], Totals]:
+    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records),
+    `windows`: compute_windows(records, windows_to(stats.last_day)), when already made); usage that
+    /fork copied into several files counts once."""
     stats = stats if stats is not None else compute_stats(records)
     projects = {
         tally.key: ProjectSummary(tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost)
         for tally in stats.projects
     }
     totals = Totals(sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost)
+    week = windows[-1] if windows is not None else compute_analytics(records, windows_to(stats.last_day)[-1])
+    if week.window.last is not None:
+        totals.week = week.window.last
+        for tally in week.projects:
+            if tally.key in projects:
+                projects[tally.key].active_week_ms = tally.ms
     for record in records:
         if record.modified_ms is not None:
             project = projects[record.project_slug]
@@ -63,6 +87,15 @@ def summarise_projects(records: list[SessionRecord], stats: Stats | None = None)
             totals.last = max(totals.last or 0, record.modified_ms)
     ordered = sorted(projects.values(), key=lambda p: (-(p.last or 0), p.name))
     return ordered, totals
+
+
+def repaired_sessions(records: list[SessionRecord]) -> list[tuple[SessionRecord, str]]:
+    """Sessions rendered after a repair the agents would not make, with one line saying which."""
+    return [
+        (record, f"{record.ids_chained} entries without an id, shown in file order")
+        for record in sorted(records, key=lambda r: r.source)
+        if record.ids_chained
+    ]
 
 
 def recent_sessions(records: list[SessionRecord], count: int = RECENT_SESSIONS) -> list[SessionRecord]:
@@ -97,6 +130,7 @@ class IndexWriter:
             fmt_size=human_size,
             fmt_tokens=format_tokens,
             short_model=short_model,
+            path_html=lambda path: Markup(path_html(path)),
             version=__version__,
         )
 
@@ -108,6 +142,24 @@ class IndexWriter:
         return self.env.get_template(template).render(
             root=root, assets=self.assets, problem_count=problem_count, **context
         )
+
+    def write_all_sessions(
+        self, records: list[SessionRecord], names: dict[str, str], problem_count: int, first_rows: int = FIRST_ROWS
+    ) -> list[str]:
+        """The All sessions page and its data file (first: the page, the palette and the keys read it);
+        `names`: project slug -> name; `first_rows`: rows the page carries itself."""
+        written = self._write(ALL_SESSIONS_DATA, session_index_script(records, names))
+        html = self._render(
+            "all_sessions.html.j2",
+            "",
+            problem_count,
+            sessions=listing_order(records),
+            project_names=names,
+            project_count=len({record.project_slug for record in records}),
+            first_rows=first_rows,
+            data=ALL_SESSIONS_DATA,
+        )
+        return written + self._write(ALL_SESSIONS_PAGE, html)
 
     def write_all(
         self,
@@ -126,7 +178,9 @@ class IndexWriter:
         # Counted together in every page's navigation; listed apart on the problems page.
         problems = [*session_problems, *prompts.problems]
         stats = compute_stats(records)
-        projects, totals = summarise_projects(records, stats)
+        # All time, the last 30 and 7 days: the home page shows the last, the stats page all three.
+        windows = compute_windows(records, windows_to(stats.last_day))
+        projects, totals = summarise_projects(records, stats, windows)
         written: list[str] = []
         by_project: dict[str, list[SessionRecord]] = {}
         for record in records:
@@ -139,6 +193,10 @@ class IndexWriter:
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
             written += self._write(f"projects/{project.slug}.html", html)
+        # Every page's navigation links the list of all sessions, written with the home page (in a long
+        # build too), its data file first: the page, the palette and the session pages' keys read it.
+        names = {p.slug: p.name for p in projects}
+        written += self.write_all_sessions(records, names, len(problems))
         # After the project pages, which it links to: a build stopped in between links to none missing.
         home = self._render(
             "home.html.j2",
@@ -148,8 +206,9 @@ class IndexWriter:
             totals=totals,
             recent=recent_sessions(records),
             prompts=prompts,
-            project_names={p.slug: p.name for p in projects},
+            project_names=names,
             building=building,
+            all_sessions=ALL_SESSIONS_PAGE,
         )
         written += self._write("index.html", home)
         if building:
@@ -158,7 +217,12 @@ class IndexWriter:
             (
                 "problems.html",
                 self._render(
-                    "problems.html.j2", "", len(problems), problems=session_problems, prompt_problems=prompts.problems
+                    "problems.html.j2",
+                    "",
+                    len(problems),
+                    problems=session_problems,
+                    prompt_problems=prompts.problems,
+                    repairs=repaired_sessions(records),
                 ),
             ),
             ("search.html", self._render("search.html.j2", "", len(problems))),
@@ -172,6 +236,7 @@ class IndexWriter:
                     version=__version__,
                     problem_count=len(problems),
                     stats=stats,
+                    windows=windows,
                 ),
             ),
         ):
