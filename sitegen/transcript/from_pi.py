@@ -10,7 +10,7 @@ from sitegen.session.context import model_of_change
 from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms, json_text
 from sitegen.session.migrate import header_version
 from sitegen.session.session import Session
-from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage
+from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage, activity_times
 
 __all__ = ["parts_of", "transcript_from_session", "usage_of"]
 
@@ -318,7 +318,9 @@ def transcript_from_session(session: Session) -> Transcript:
             tools = listed if isinstance(listed, list) else tools
     _pair_results(nodes, calls)
     header = session.header
-    times = [n.time_ms for n in nodes if n.time_ms is not None]
+    # The entries' own times, or the header's when it is earlier (the session opened before its first
+    # entry); a forked or resumed file's header is written after the entries it copies.
+    times = activity_times(nodes)
     created = iso_to_ms(header.get("timestamp"))
     parent_session = header.get("parentSession") or header.get("branchedFrom")
     path = session.path
@@ -328,7 +330,7 @@ def transcript_from_session(session: Session) -> Transcript:
         session_id=session.id,
         cwd=session.cwd,
         title=session.title,
-        created_ms=created if created is not None else (min(times) if times else None),
+        created_ms=min([*times, created]) if created is not None else min(times, default=None),
         modified_ms=max(times) if times else created,
         nodes=nodes,
         tree=session.tree,

@@ -19,7 +19,13 @@ __all__ = [
     "Totals",
     "Transcript",
     "Usage",
+    "activity_times",
 ]
+
+# Records written after the work, not during it: a terminal closing (omp's session_exit, maybe
+# months later), a title found or changed, a label put on an entry. They never stretch a session.
+_NOT_ACTIVITY_KINDS = frozenset({"title", "label"})
+_NOT_ACTIVITY_TYPES = frozenset({"session_exit"})
 
 # What a node can be. Renderers switch on these, never on the agent that wrote the session.
 NODE_KINDS = frozenset(
@@ -120,6 +126,18 @@ class Node:
     @property
     def tool_calls(self) -> list[ToolCall]:
         return [part.call for part in self.parts if part.call is not None]
+
+
+def activity_times(nodes: list[Node]) -> list[int]:
+    """The times of the nodes that are the session's own activity (see _NOT_ACTIVITY_KINDS)."""
+    times: list[int] = []
+    for node in nodes:
+        if node.time_ms is None or node.kind in _NOT_ACTIVITY_KINDS:
+            continue
+        if node.kind == "custom" and node.meta.get("customType") in _NOT_ACTIVITY_TYPES:
+            continue
+        times.append(node.time_ms)
+    return times
 
 
 @dataclass(slots=True)
