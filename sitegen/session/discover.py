@@ -19,6 +19,17 @@ from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
 from sitegen.fileio import open_regular, read_regular_file
 from sitegen.session.entries import Header, message_text
 from sitegen.session.load import parse_json_leniently, read_header
+from sitegen.session.places import (
+    AGENT_DIR_ENV,
+    SESSION_DIR_ENV,
+    agent_dirs,
+    default_agent_dirs,
+    env_session_dirs,
+    given_dirs,
+    registered_sessions,
+    state_dirs,
+)
+from sitegen.session.places import expand as _expand
 from sitegen.session.session import session_title
 
 __all__ = [
@@ -31,6 +42,7 @@ __all__ = [
     "default_agent_dirs",
     "encode_cwd",
     "env_session_dirs",
+    "given_dirs",
     "list_all",
     "list_sessions",
     "most_recent",
@@ -41,10 +53,7 @@ __all__ = [
     "terminal_id",
 ]
 
-AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
-SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 TERMINAL_ID_ENV = "SITEGEN_TERMINAL_ID"
-_DEFAULT_AGENT_DIRS = (".pi/agent", ".omp/agent", ".xcsh/agent")
 
 # The record type when it is the line's first key (how every agent writes it); other lines are parsed.
 _TYPE_AT_START = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z0-9_]*)"')
@@ -97,56 +106,6 @@ class SessionInfo:
 # Where the files are
 
 
-def _home(env: Mapping[str, str]) -> Path:
-    home = env.get("HOME")
-    return Path(home) if home else Path.home()
-
-
-def _expand(value: str, env: Mapping[str, str]) -> Path:
-    if value == "~" or value.startswith(("~/", "~\\")):
-        return _home(env) / value[2:] if len(value) > 1 else _home(env)
-    return Path(value).expanduser()
-
-
-def default_agent_dirs(env: Mapping[str, str] = os.environ) -> list[Path]:
-    """PI_CODING_AGENT_DIR when set, then ~/.pi/agent, ~/.omp/agent and ~/.xcsh/agent that exist."""
-    found: list[Path] = []
-    override = env.get(AGENT_DIR_ENV, "").strip()
-    if override:
-        found.append(_expand(override, env))
-    home = _home(env)
-    found.extend(home / rel for rel in _DEFAULT_AGENT_DIRS if (home / rel).is_dir())
-    return _unique(found)
-
-
-def agent_dirs(extra: Sequence[Path] = (), env: Mapping[str, str] = os.environ) -> list[Path]:
-    """Agent dirs given on the command line first, then the defaults; each once, order kept."""
-    return _unique([*(_expand(str(d), env) for d in extra), *default_agent_dirs(env)])
-
-
-def given_dirs(paths: Sequence[Path]) -> list[Path]:
-    """Folders named on the command line, made absolute (without following links): the same
-    folder spelled two ways ("agent", "./agent", "/home/me/agent") must give the same pages."""
-    return [Path(os.path.abspath(path.expanduser())) for path in paths]
-
-
-def env_session_dirs(env: Mapping[str, str] = os.environ) -> list[Path]:
-    """The flat sessions folder PI_CODING_AGENT_SESSION_DIR names, when set."""
-    value = env.get(SESSION_DIR_ENV, "").strip()
-    return [_expand(value, env)] if value else []
-
-
-def _unique(paths: Iterable[Path]) -> list[Path]:
-    seen: set[str] = set()
-    out: list[Path] = []
-    for path in paths:
-        key = os.path.normcase(os.path.abspath(path))
-        if key not in seen:
-            seen.add(key)
-            out.append(path)
-    return out
-
-
 def encode_cwd(cwd: str) -> str:
     """The classic session folder name: leading slash dropped, / \\ : turned into -, wrapped in --."""
     body = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
@@ -195,14 +154,20 @@ def not_a_file(path: Path) -> str | None:
 
 
 def session_files(
-    dirs: Sequence[Path], flat_dirs: Sequence[Path], *, non_files: bool = False
+    dirs: Sequence[Path],
+    flat_dirs: Sequence[Path],
+    *,
+    non_files: bool = False,
+    env: Mapping[str, str] = os.environ,
 ) -> list[tuple[Path, Path | None]]:
-    """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders;
-    non_files adds what is named so but is no file to read (the site lists those as problems)."""
+    """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders, and the
+    files omp registered as kept elsewhere (sitegen.session.places.registered_sessions); non_files
+    adds what is named so but is no file to read (the site lists those as problems)."""
     seen: set[str] = set()
     found: list[tuple[Path, Path | None]] = []
 
     def add(entry: os.DirEntry[str], agent_dir: Path | None) -> None:
+        # Leftovers of an interrupted write (<name>.jsonl.tmp-<uuid>) end otherwise.
         if not entry.name.endswith(".jsonl"):
             return
         # A folder, a FIFO (reading it would hang), a dangling link or a link loop.
@@ -221,6 +186,12 @@ def session_files(
     for flat in flat_dirs:
         for entry in _scan(flat):
             add(entry, None)
+    for path, agent_dir in registered_sessions(dirs, env):
+        # Any name omp was given (`--session PATH`), but a file: the marker of a deleted one stays.
+        key = os.path.realpath(path)
+        if key not in seen and (non_files or path.is_file()) and os.path.lexists(path):
+            seen.add(key)
+            found.append((path, agent_dir))
     return found
 
 
@@ -359,7 +330,7 @@ def _candidates(dirs: Sequence[Path], flat_dirs: Sequence[Path] | None, env: Map
     """Every session file with its header (a prefix read), newest first."""
     flat = env_session_dirs(env) if flat_dirs is None else flat_dirs
     found: list[_Candidate] = []
-    for path, agent_dir in session_files(dirs, flat):
+    for path, agent_dir in session_files(dirs, flat, env=env):
         header = read_header(path)
         if header is None:
             continue
@@ -482,14 +453,15 @@ def _interactive_root(session_file: Path) -> Path:
 
 
 def breadcrumb_session(cwd: str, dirs: Sequence[Path], *, env: Mapping[str, str] = os.environ) -> Path | None:
-    """The session this terminal last used in cwd, from <agent dir>/terminal-sessions/<terminal id>."""
+    """The session this terminal last used in cwd, from <agent dir>/terminal-sessions/<terminal id>
+    (or the same under $XDG_STATE_HOME/omp for an agent dir under $XDG_DATA_HOME/omp)."""
     ident = terminal_id(env)
     if not ident:
         return None
     same = _SameDir(cwd)
-    for agent_dir in dirs:
+    for state, _ in state_dirs(dirs, env):
         try:
-            data = read_regular_file(agent_dir / "terminal-sessions" / ident, _MAX_CRUMB_BYTES)
+            data = read_regular_file(state / "terminal-sessions" / ident, _MAX_CRUMB_BYTES)
         except OSError:
             continue
         text = data.decode("utf-8", errors="replace")

@@ -161,7 +161,7 @@ def _plan_key(source: Source, taken: set[str]) -> tuple[str, str, str] | None:
         cwd = header[0].get("cwd")
         project = cwd if isinstance(cwd, str) else ""
     key = unique_key(source.path, taken)
-    slug = project_slug(project)
+    slug = project_slug(project, source.profile)
     return key, slug, f"sessions/{slug}/{key}.html"
 
 
@@ -397,7 +397,20 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         key, slug, page = planned
         taken.add(key)
         pending[path] = (stamp.to_json(), digest)
-        jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs, config.profile))
+        jobs.append(
+            RenderJob(
+                path,
+                source.family,
+                key,
+                slug,
+                page,
+                str(out),
+                assets,
+                dirs_for_blobs,
+                config.profile,
+                agent_profile=source.profile,
+            )
+        )
 
     pages = {path: entry.page for path, entry in current.items() if entry.page and entry.record is not None}
     pages.update((job.source, job.page) for job in jobs)
@@ -490,6 +503,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                     assets,
                     dirs_for_blobs,
                     config.profile,
+                    agent_profile=e.record.agent_profile if e.record is not None else "",
                 )
                 for path, e in (by_key[key] for key in owners if key in by_key)
             ]

@@ -43,6 +43,7 @@ class RenderJob:
     parent_source: str = ""
     parent_page: str = ""
     parent_title: str = ""  # when the manifest already knows it; else the worker reads the parent's start
+    agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
 
 
 @dataclass(slots=True)

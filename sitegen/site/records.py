@@ -8,7 +8,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
+__all__ = ["UNKNOWN_PROJECT", "SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
+
+# How a session without a working directory is listed.
+UNKNOWN_PROJECT = "(unknown)"
 
 
 class UsageRecord(NamedTuple):
@@ -138,6 +141,13 @@ class SessionRecord:
     size: int = 0  # bytes of the session file when it was rendered
     # [entry id, time ms, text key] per user message: links the prompt history to its entries.
     prompts: list[list[Any]] = field(default_factory=list)
+    agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
+
+    @property
+    def project_name(self) -> str:
+        """The project as listings name it: its folder, after its profile's name when it has one."""
+        folder = self.project or UNKNOWN_PROJECT
+        return f"{self.agent_profile} › {folder}" if self.agent_profile else folder
 
     @property
     def duration_ms(self) -> int:

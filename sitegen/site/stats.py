@@ -25,7 +25,6 @@ __all__ = [
     "render_stats_page",
 ]
 
-UNKNOWN_PROJECT = "(unknown)"
 UNKNOWN_MODEL = "(unknown model)"
 
 
@@ -161,9 +160,7 @@ def compute_stats(records: Sequence[SessionRecord]) -> Stats:
     # Oldest first, as the home page counts: a copied entry belongs to the session it was first written to.
     for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
         stats.totals.sessions += 1
-        project = projects.setdefault(
-            record.project_slug, Tally(name=record.project or UNKNOWN_PROJECT, key=record.project_slug)
-        )
+        project = projects.setdefault(record.project_slug, Tally(name=record.project_name, key=record.project_slug))
         project.sessions += 1
         day = _session_day(record)
         if day is None:
@@ -224,7 +221,7 @@ def flagged_turns(records: Sequence[SessionRecord]) -> list[FlaggedTurn]:
                 FlaggedTurn(
                     session_key=record.key,
                     session_title=record.title or record.session_id or record.key,
-                    project=record.project or UNKNOWN_PROJECT,
+                    project=record.project_name,
                     project_slug=record.project_slug,
                     modified_ms=record.modified_ms,
                     page=record.page,
