@@ -144,6 +144,11 @@ class SessionRecord:
     agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
 
     @property
+    def usage_known(self) -> bool:
+        """Whether any message of the session recorded its usage (odek sessions record none)."""
+        return bool(self.usage.keys)
+
+    @property
     def project_name(self) -> str:
         """The project as listings name it: its folder, after its profile's name when it has one."""
         folder = self.project or UNKNOWN_PROJECT

@@ -41,6 +41,8 @@ class Tally:
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    # A session of it recorded its usage: its figures are known (maybe 0), else unknown ("—"), as odek's.
+    usage_known: bool = False
 
     @property
     def tokens(self) -> int:
@@ -62,6 +64,7 @@ class Tally:
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
         self.cost += other.cost
+        self.usage_known = self.usage_known or other.usage_known
 
 
 @dataclass(slots=True)
@@ -162,14 +165,22 @@ def compute_stats(records: Sequence[SessionRecord]) -> Stats:
         stats.totals.sessions += 1
         project = projects.setdefault(record.project_slug, Tally(name=record.project_name, key=record.project_slug))
         project.sessions += 1
+        known = record.usage_known
+        stats.totals.usage_known |= known
+        project.usage_known |= known
         day = _session_day(record)
         if day is None:
             stats.undated += 1
         else:
-            stats.days.setdefault(day, Tally(key=day.isoformat())).sessions += 1
-        used = {m or UNKNOWN_MODEL for m in record.models} | {g.model or UNKNOWN_MODEL for g in record.usage.groups}
+            tally = stats.days.setdefault(day, Tally(key=day.isoformat()))
+            tally.sessions += 1
+            tally.usage_known |= known
+        recorded = {g.model or UNKNOWN_MODEL for g in record.usage.groups}
+        used = {m or UNKNOWN_MODEL for m in record.models} | recorded
         for name in used:
-            models.setdefault(name, Tally(name=name, key=name)).sessions += 1
+            tally = models.setdefault(name, Tally(name=name, key=name))
+            tally.sessions += 1
+            tally.usage_known |= name in recorded
         # Summed per (model, day): a session has thousands of usage rows but few such groups.
         for group in _new_usage(record, seen, stats):
             stats.totals.add_group(group)
@@ -178,7 +189,9 @@ def compute_stats(records: Sequence[SessionRecord]) -> Stats:
             models.setdefault(model, Tally(name=model, key=model)).add_group(group)
             usage_day = _day_of_text(group.day)
             if usage_day is not None:
-                stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat())).add_group(group)
+                tally = stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat()))
+                tally.add_group(group)
+                tally.usage_known = True
     stats.days = dict(sorted(stats.days.items()))
     stats.models = _sorted_tallies(models)
     stats.projects = _sorted_tallies(projects)

@@ -10,6 +10,7 @@ from sitegen.session.context import model_of_change
 from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms, json_text
 from sitegen.session.migrate import header_version
 from sitegen.session.session import Session
+from sitegen.transcript.details import agent_details, session_details
 from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage, activity_times
 
 __all__ = ["parts_of", "transcript_from_session", "usage_of"]
@@ -117,6 +118,11 @@ def _message_node(node: Node, message: dict[str, Any]) -> None:
     role = str(message.get("role") or "")
     node.role = role
     node.parts = parts_of(message.get("content"))
+    # Who sent it (omp 18): "agent" marks a message the agent injected, not one the user typed.
+    if message.get("attribution") is not None:
+        node.meta["attribution"] = message["attribution"]
+    if message.get("synthetic") is True:
+        node.meta["synthetic"] = True
     if role == "user" or role == "developer":
         node.kind = "user" if role == "user" else "custom_message"
         if role == "developer":
@@ -168,10 +174,10 @@ _TEXT_META = frozenset(
     {
         "thinkingLevel", "mode", "targetId", "label", "customType", "name", "title", "systemPrompt",
         "task", "summary", "shortSummary", "fromId", "firstKeptEntryId", "command", "code", "output",
-        "stopReason", "errorMessage", "role", "fullOutputPath", "api",
+        "stopReason", "errorMessage", "role", "fullOutputPath", "api", "method", "warning", "attribution",
     }
 )  # fmt: skip
-_COUNT_META = frozenset({"tokensBefore", "exitCode"})
+_COUNT_META = frozenset({"tokensBefore", "tokensAfter", "exitCode"})
 _LIST_META = frozenset({"injectedRules", "tools"})
 
 
@@ -218,12 +224,16 @@ def _node_of_entry(entry: Entry, index: int) -> Node:
         node.hidden = entry.get("display") is False
         node.meta["customType"] = entry.get("customType")
         node.meta["details"] = entry.get("details")
+        node.meta["attribution"] = entry.get("attribution")
     elif kind == "compaction":
         node.kind = "compaction"
         for key in (
             "summary",
             "shortSummary",
             "tokensBefore",
+            "tokensAfter",
+            "method",
+            "warning",
             "firstKeptEntryId",
             "details",
             "fromExtension",
@@ -302,6 +312,7 @@ def transcript_from_session(session: Session) -> Transcript:
     calls: dict[str, list[tuple[Node, ToolCall]]] = {}
     system_prompt: str | None = None
     tools: list[Any] = []
+    agent: list[tuple[str, list[str]]] | None = None
     for index, entry in enumerate(session.entries):
         entry_id = entry.get("id")
         if not isinstance(entry_id, str) or session.by_id.get(entry_id) is not entry:  # no id, or a duplicate
@@ -312,6 +323,7 @@ def transcript_from_session(session: Session) -> Transcript:
             if call.id:
                 calls.setdefault(call.id, []).append((node, call))
         if node.kind == "session_init":
+            agent = agent_details(entry) if agent is None else agent
             prompt = node.meta.get("systemPrompt")
             system_prompt = prompt if isinstance(prompt, str) else system_prompt
             listed = node.meta.get("tools")
@@ -342,4 +354,6 @@ def transcript_from_session(session: Session) -> Transcript:
         malformed_lines=session.raw.malformed_lines,
         truncated_tail=session.raw.truncated_tail,
         made_up_ids=session.migration.ids_added > 0,
+        session_details=session_details(header, session.raw.title_slot, session.entries),
+        agent_details=agent or [],
     )

@@ -147,6 +147,7 @@ class Totals:
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     models: list[str] = field(default_factory=list)
+    usage_known: bool = False  # whether any message recorded its usage (odek sessions record none)
 
 
 @dataclass(slots=True)
@@ -175,6 +176,9 @@ class Transcript:
     buffer: list[str] = field(default_factory=list)
     turns: int | None = None
     audit: dict[str, Any] | None = None
+    # omp 18's facts of the session and of the agent that ran it: (label, values), for the header's details.
+    session_details: list[tuple[str, list[str]]] = field(default_factory=list)
+    agent_details: list[tuple[str, list[str]]] = field(default_factory=list)
     by_id: dict[str, Node] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -220,6 +224,7 @@ class Transcript:
             totals.tool_calls += len(node.tool_calls)
             if node.usage is not None:
                 totals.usage.add(node.usage)
+                totals.usage_known = True
             if node.kind == "assistant" and node.model:
                 seen_models.setdefault(node.model, None)
         totals.models = list(seen_models)
