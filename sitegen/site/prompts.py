@@ -34,6 +34,7 @@ from sitegen.site.prompt_data import (
 from sitegen.site.prompt_rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.records import SessionRecord
 from sitegen.site.search import SearchDocInfo, has_search_entries
+from sitegen.site.session_prompts import session_prompt_rows
 from sitegen.titles import snippet
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ FOLD_CHARS = 600
 SEARCH_TITLE = "Prompt history"
 # Below this many segments to build, worker processes cost more to start than they save.
 PARALLEL_FROM = 3
+# The prompts typed in sessions that no history store holds are listed as one more store of this name.
+SESSIONS_STORE = Path("sessions")
 
 
 @dataclass(slots=True)
@@ -164,7 +167,7 @@ class _Feed:
 def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: dict[str, str]) -> str:
     """What the page depends on besides the stores: every session's prompts, page and title, the
     projects, the assets, and the problem count the navigation shows."""
-    parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts] for r in records]
+    parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts, r.typed_prompts] for r in records]
     payload = orjson.dumps([__version__, FORMAT, problem_count, sorted(assets.items()), parts])
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
@@ -242,6 +245,7 @@ def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _P
             total=page.total,
             index_script=page.index_script,
             stores=[(str(read.path), page.counts.get(str(read.path), 0), read.readable) for read in page.reads],
+            typed=page.counts.get(str(SESSIONS_STORE), 0),
             looked=[str(path) for path in page.looked],
             folded=_folded,
             fmt_time=format_time,
@@ -370,6 +374,12 @@ def _update_prompts(
             if feed is None or feed.started is None:
                 take(maker.begin(read.path, read.changed, locked.get(str(store), [])))
             take(maker.chunks(read.prompts[feed.fed :] if feed is not None else read.prompts))
+        # Then what was typed in sessions and no store holds (pi keeps no store at all).
+        known = {prompt.session_id for read in reads for prompt in read.prompts if prompt.session_id}
+        typed = session_prompt_rows(records, _linked_entries(chunks), known)
+        if typed:
+            take(maker.begin(SESSIONS_STORE, None, []))
+            take(maker.chunks(typed))
         maker.finish()
         if payloads:
             segment(len(names) - len(payloads), payloads)
@@ -414,6 +424,17 @@ def _update_prompts(
     snapshots = {str(read.path): read.snapshot for read in reads if read.snapshot is not None}
     _KEPT[str(site_dir)] = _Kept(token, snapshots, made)
     return result
+
+
+def _linked_entries(chunks: Iterable[list[list[Any]]]) -> set[str]:
+    """The entry ids the rows so far link to (PromptRow's session_url ends "#entry-<id>")."""
+    found: set[str] = set()
+    for rows in chunks:
+        for row in rows:
+            url = row[4]
+            if "#entry-" in url:
+                found.add(url.rsplit("#entry-", 1)[1])
+    return found
 
 
 def _layout(chunks: list[list[list[Any]]], names: list[str]) -> tuple[dict[str, Any], list[PromptRow]]:

@@ -35,6 +35,7 @@ from sitegen.site.prompt_links import user_prompts
 from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
+from sitegen.site.session_prompts import typed_prompts
 from sitegen.site.sources import is_utf8_path
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import analyse_transcript
@@ -296,6 +297,7 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
         outcome.record.terms = _timed(job, "related", session_terms)(transcript)
         outcome.record.prompts = user_prompts(transcript)
+        outcome.record.typed_prompts = typed_prompts(transcript)
         _timed(job, "search", _store_search)(Path(job.site_dir), job.key, transcript)
         fragments.save(fragments_path(Path(job.site_dir), job.key))
     except SitegenError as error:
