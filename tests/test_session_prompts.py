@@ -33,7 +33,8 @@ def _pi_home(root: Path) -> Path:
     records = [
         _message("u1", None, 1, {"role": "user", "content": "ZZ_TYPED_ONE_ZZ fix the parser"}),
         _message("a1", "u1", 2, {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "ls"}]}),
-        _message("r1", "a1", 3, {"role": "toolResult", "toolCallId": "c1", "toolName": "ls", "content": "ZZ_RESULT_ZZ"}),
+        _message("r1", "a1", 3, {"role": "toolResult", "toolCallId": "c1", "toolName": "ls",
+                                 "content": "ZZ_RESULT_ZZ"}),
         _message("i1", "r1", 4, {"role": "user", "content": "ZZ_INJECTED_ZZ", "attribution": "agent"}),
         _message("s1", "i1", 5, {"role": "user", "content": "ZZ_SYNTHETIC_ZZ", "synthetic": True}),
         _message("u2", "s1", 6, {"role": "user", "content": [{"type": "text", "text": "ZZ_TYPED_TWO_ZZ and tests"}]}),
