@@ -80,7 +80,8 @@ def print_history(query: str, agent_dirs: list[Path], *, project: Path | None, a
     found = search_history(stores, query, folder, typed)
     for store, problem in found.problems:
         typer.echo(visible(f"{'note' if is_note(problem) else 'warning'}: {store}: {problem}"), err=True)
-    if found.readable == 0 and not typed:
+    unreadable = bool(stores) and found.readable == 0
+    if unreadable and not typed:
         typer.echo("No prompt history could be read.", err=True)
         return False
     out = sys.stdout
@@ -106,6 +107,10 @@ def print_history(query: str, agent_dirs: list[Path], *, project: Path | None, a
         # Continuation lines indented, so each prompt reads as one block.
         text = prompt.text.rstrip("\n").replace("\n", "\n  ")
         out.write(visible(f"{when}  {_where(prompt.cwd)}  {text}") + "\n")
+    if unreadable:
+        # The sessions' prompts are printed, but no store could be read: the command still fails.
+        typer.echo("No prompt history could be read.", err=True)
+        return False
     if not found.prompts and not as_json:
         typer.echo("No prompts match." if query or project else "No prompts in the history yet.", err=True)
     return True

@@ -115,3 +115,54 @@ def test_unknown_usage_reads_a_dash_on_listings_stats_and_the_page(tmp_path: Pat
     page = next((site / "sessions").rglob("*.html")).read_text()
     totals = page[page.index('<table class="totals">') : page.index("</table>")]
     assert "$0.0000" not in totals and "<td>—</td>" in totals
+
+
+def _index_tables(store: Path, titles: list[tuple[str, str]], recaps: list[tuple[str, str, str, int]]) -> None:
+    """omp 18's session index in history.db: session_titles and session_recaps, as it creates them."""
+    import sqlite3
+
+    connection = sqlite3.connect(store)
+    connection.executescript(
+        "CREATE TABLE IF NOT EXISTS session_titles (session_id TEXT PRIMARY KEY, title TEXT NOT NULL,"
+        " updated_at INTEGER NOT NULL DEFAULT 0);"
+        "CREATE TABLE IF NOT EXISTS session_recaps (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,"
+        " cwd TEXT NOT NULL, recap TEXT NOT NULL, created_at INTEGER NOT NULL DEFAULT 0);"
+    )
+    connection.executemany("INSERT OR REPLACE INTO session_titles (session_id, title) VALUES (?, ?)", titles)
+    connection.executemany(
+        "INSERT INTO session_recaps (session_id, cwd, recap, created_at) VALUES (?, ?, ?, ?)", recaps
+    )
+    connection.commit()
+    connection.close()
+
+
+def test_idle_recaps_and_titles_from_history_db(tmp_path: Path) -> None:
+    from history_helpers import HistoryRow, folder_state, omp_store
+
+    agent = tmp_path / "agent"
+    _write(agent / "sessions" / "--w-app--" / "a_omp18-fields.jsonl", [HEADER, _entry("message", "u1", None,
+           message={"role": "user", "content": "hello"})])  # fmt: skip
+    store = omp_store(agent / "history.db", [HistoryRow("ZZ_GONE_PROMPT_ZZ", 1775000000, "/w/gone", "gone-1")])
+    _index_tables(
+        store,
+        [("omp18-fields", "ZZ_INDEX_TITLE_ZZ"), ("gone-1", "ZZ_GONE_TITLE_ZZ")],
+        [("omp18-fields", "/w/app", "ZZ_RECAP_ONE_ZZ <b>done</b>", 1775000100)],
+    )
+    before = folder_state(agent)
+    site = tmp_path / "site"
+    build_site(BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=1))
+    page = next((site / "sessions").rglob("*omp18-fields.html")).read_text()
+    recaps = page[page.index('id="recaps"') :]
+    assert "Idle recaps (1)" in recaps and "ZZ_RECAP_ONE_ZZ &lt;b&gt;done&lt;/b&gt;" in recaps
+    assert "<dt>Title in history.db</dt><dd>ZZ_INDEX_TITLE_ZZ</dd>" in page
+    prompts = (site / "prompts.html").read_text()
+    assert "ZZ_RECAP_ONE_ZZ &lt;b&gt;done&lt;/b&gt;" in prompts[prompts.index('id="recaps"') :]
+    # A prompt of a session the site has no page for is named by the index's title.
+    assert '<span class="prompt-session">ZZ_GONE_TITLE_ZZ</span>' in prompts
+    assert folder_state(agent) == before
+    # A recap added later makes the page again, though the session file is unchanged.
+    _index_tables(store, [], [("omp18-fields", "/w/app", "ZZ_RECAP_TWO_ZZ", 1775000200)])
+    again = build_site(BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=1))
+    assert again.rendered
+    page = next((site / "sessions").rglob("*omp18-fields.html")).read_text()
+    assert "Idle recaps (2)" in page and "ZZ_RECAP_TWO_ZZ" in page

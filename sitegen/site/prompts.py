@@ -18,6 +18,7 @@ import orjson
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file
 from sitegen.gcpause import collector_paused
+from sitegen.history.session_index import SessionIndex, read_session_index
 from sitegen.history.store import OnBatch, Snapshot, StoreRead, read_store, store_fingerprint
 from sitegen.site.prompt_data import (
     CHUNK_PROMPTS,
@@ -35,7 +36,7 @@ from sitegen.site.prompt_rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.records import SessionRecord
 from sitegen.site.search import SearchDocInfo, has_search_entries
 from sitegen.site.session_prompts import session_prompt_rows
-from sitegen.titles import snippet
+from sitegen.titles import clip, snippet
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -226,6 +227,7 @@ class _Page:
     reads: Sequence[StoreRead]
     counts: dict[str, int]  # prompts shown per store
     looked: Sequence[Path]
+    recaps: list[tuple[int | None, str, str, str]]  # (time, session title, its page or "", text), newest first
 
 
 def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _Page) -> None:
@@ -246,6 +248,7 @@ def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _P
             index_script=page.index_script,
             stores=[(str(read.path), page.counts.get(str(read.path), 0), read.readable) for read in page.reads],
             typed=page.counts.get(str(SESSIONS_STORE), 0),
+            recaps=page.recaps,
             looked=[str(path) for path in page.looked],
             folded=_folded,
             fmt_time=format_time,
@@ -337,7 +340,8 @@ def _update_prompts(
     segments: dict[str, list[Any]] = {}
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
     made = KeptRows()
-    maker = ChunkMaker(records, kept.rows if kept is not None else None, made)
+    index = read_session_index(stores)
+    maker = ChunkMaker(records, kept.rows if kept is not None else None, made, index.titles)
     with _pool(jobs, guess) as pool:
         payloads: list[bytes] = []
 
@@ -397,7 +401,7 @@ def _update_prompts(
     result.count = sum(len(rows) for rows in chunks)
     result.latest = snippet(shown[0].text) if shown else ""
     counts = {store: sum(len(chunk.ids) for chunk in listed) for store, listed in made.chunks.items()}
-    page = _Page(index_script, shown, result.count, reads, counts, looked)
+    page = _Page(index_script, shown, result.count, reads, counts, looked, _recaps(index, records))
     _render(site_dir, assets, problem_count + len(result.problems), page)
     result.written.append(PAGE)
     shard_names = {f"{name}.js" for _, shards in segments.values() for name in shards if name}
@@ -424,6 +428,17 @@ def _update_prompts(
     snapshots = {str(read.path): read.snapshot for read in reads if read.snapshot is not None}
     _KEPT[str(site_dir)] = _Kept(token, snapshots, made)
     return result
+
+
+def _recaps(index: SessionIndex, records: Sequence[SessionRecord]) -> list[tuple[int | None, str, str, str]]:
+    """Each idle recap with its session's title and page (the page's own title when the site has it)."""
+    pages = {record.session_id: record for record in sorted(records, key=lambda r: r.key, reverse=True)}
+    found = []
+    for recap in index.all_recaps():
+        record = pages.get(recap.session_id)
+        title = record.title if record is not None else index.titles.get(recap.session_id, recap.session_id)
+        found.append((recap.created_s, clip(title, 80), record.page if record is not None else "", recap.text))
+    return found
 
 
 def _linked_entries(chunks: Iterable[list[list[Any]]]) -> set[str]:

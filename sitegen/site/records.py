@@ -142,6 +142,8 @@ class SessionRecord:
     # [entry id, time ms, text key] per user message: links the prompt history to its entries.
     prompts: list[list[Any]] = field(default_factory=list)
     agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
+    # What history.db's session index said of it when its page was made (SessionIndex.digest).
+    index_digest: str = ""
     # [entry id, time ms, text key, text] per prompt the user typed (sitegen.site.session_prompts).
     typed_prompts: list[list[Any]] = field(default_factory=list)
 

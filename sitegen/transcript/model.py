@@ -179,6 +179,8 @@ class Transcript:
     # omp 18's facts of the session and of the agent that ran it: (label, values), for the header's details.
     session_details: list[tuple[str, list[str]]] = field(default_factory=list)
     agent_details: list[tuple[str, list[str]]] = field(default_factory=list)
+    # omp 18's idle recaps of the session (history.db's session_recaps): (Unix seconds or None, text).
+    recaps: list[tuple[int | None, str]] = field(default_factory=list)
     by_id: dict[str, Node] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
