@@ -77,3 +77,37 @@ def test_a_forked_header_after_its_entries_starts_at_the_first_entry(tmp_path: P
     assert transcript.modified_ms == iso_to_ms("2025-11-30T08:30:00.000Z")
     assert transcript.created_ms is not None and transcript.created_ms <= transcript.modified_ms
     assert header_facts(transcript, transcript.totals()).duration == "30 min"
+
+
+def test_listings_take_times_and_order_from_activity(tmp_path: Path) -> None:
+    from sitegen.session.discover import list_all
+
+    folder = tmp_path / "agent" / "sessions" / "--w--"
+    folder.mkdir(parents=True)
+    # Worked on long ago; its terminal closed today (session_exit), which wrote the file last.
+    closed = _write(
+        folder / "a_closed.jsonl",
+        [
+            {"type": "session", "version": 3, "id": "s-closed", "timestamp": "2025-01-01T10:00:00.000Z", "cwd": "/w"},
+            _user("c1", None, "2025-01-01T10:00:05.000Z"),
+            {"type": "custom", "customType": "session_exit", "data": {"reason": "sighup"}, "id": "c2",
+             "parentId": "c1", "timestamp": "2026-08-13T16:50:39.358Z"},
+        ],
+    )  # fmt: skip
+    # A fork written in March of entries from February: its header is after them.
+    fork = _write(
+        folder / "b_fork.jsonl",
+        [
+            {"type": "session", "version": 3, "id": "s-fork", "timestamp": "2025-03-01T09:00:00.000Z", "cwd": "/w"},
+            _user("f1", None, "2025-02-01T08:00:00.000Z"),
+        ],
+    )
+    import os
+
+    os.utime(fork, (1_700_000_000, 1_700_000_000))
+    infos = list_all([tmp_path / "agent"], session_dirs=[], env={})
+    assert [info.id for info in infos] == ["s-fork", "s-closed"]  # by activity, not by file time
+    by_id = {info.id: info for info in infos}
+    assert by_id["s-closed"].last_activity == iso_to_ms("2025-01-01T10:00:05.000Z")
+    assert by_id["s-fork"].created == "2025-02-01T08:00:00.000Z"
+    assert closed.exists()
