@@ -472,7 +472,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     manifest.sessions = current
     result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
     with clock.phase("prompts"):
-        changed = bool(jobs or removed or full or not manifest.complete)
+        # A session that became a problem takes its prompts (and their links) with it.
+        changed = bool(jobs or removed or new_problems or full or not manifest.complete)
         prompts = _update_prompts(config, pi_dirs, manifest, assets, changed=changed)
     for store, message in prompts.problems:
         (result.notes if is_note(message) else result.problems).append(f"{store}: {message}")

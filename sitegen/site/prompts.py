@@ -214,7 +214,7 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
     if folder.is_dir():
         for path in folder.iterdir():
             if path.is_file() and path.name not in keep:
-                path.unlink(missing_ok=True)
+                remove_file(path)  # kept until a rebuild in watch is done (sitegen.undo)
 
 
 @dataclass(slots=True)
