@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,14 +90,22 @@ def unheld_prompts(typed: Iterable[StoredPrompt], held: Iterable[Prompt]) -> lis
         return []
     held = list(held)
     known = {prompt.session_id for prompt in held if prompt.session_id}
+    typed = [item for item in typed if item.prompt.session_id not in known]
+    moments = sorted(item.prompt.created_s for item in typed if item.prompt.created_s is not None)
+    undated = len(moments) < len(typed)
+    # Only a stored prompt near the time of a session's (or undated) can be one: the words of the
+    # others (most of a large store) are not worked out.
     times: dict[str, list[int | None]] = {}
     for prompt in held:
-        times.setdefault(_words(prompt.text), []).append(prompt.created_s)
+        when = prompt.created_s
+        if not undated and when is not None:
+            at = bisect_left(moments, when - _SAME_PROMPT_S)
+            if at == len(moments) or moments[at] > when + _SAME_PROMPT_S:
+                continue
+        times.setdefault(_words(prompt.text), []).append(when)
     found = []
     for item in typed:
         prompt = item.prompt
-        if prompt.session_id in known:
-            continue
         stored = times.get(_words(prompt.text), [])
         if any(t is None or prompt.created_s is None or abs(t - prompt.created_s) <= _SAME_PROMPT_S for t in stored):
             continue
