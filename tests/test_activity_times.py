@@ -111,3 +111,15 @@ def test_listings_take_times_and_order_from_activity(tmp_path: Path) -> None:
     assert by_id["s-closed"].last_activity == iso_to_ms("2025-01-01T10:00:05.000Z")
     assert by_id["s-fork"].created == "2025-02-01T08:00:00.000Z"
     assert closed.exists()
+
+
+def test_the_real_omp_session_lasted_as_long_as_its_work(real_fixtures: Path) -> None:
+    # omp appended session_exit when the terminal closed, nine months after the last entry.
+    from sitegen.session.discover import read_session_info
+
+    path = real_fixtures / "omp-large-session.title-v3.jsonl"
+    transcript = _load(path)
+    facts = header_facts(transcript, transcript.totals())
+    assert facts.duration == "2 h 41 min" and facts.span == "2025-11-20 23:33 – 2025-11-21 02:14 UTC"
+    info = read_session_info(path)
+    assert info is not None and info.last_activity == transcript.modified_ms
