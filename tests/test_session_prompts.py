@@ -114,3 +114,26 @@ def test_the_prompts_page_lists_every_sessions_prompts_once(tmp_path: Path) -> N
     html = (site / "prompts.html").read_text(encoding="utf-8")
     assert html.count("ZZ_TYPED_ONE_ZZ fix the parser</pre>") == 1 and "ZZ_TYPED_TWO_ZZ and tests</pre>" in html
     assert "1 of them found in the sessions only" in html
+
+
+def test_history_lists_odek_prompts(tmp_path: Path) -> None:
+    import shutil
+
+    from sitegen.resources import resource_dir
+    from sitegen.site.session_prompts import typed_prompts
+    from sitegen.transcript.load import load_transcript
+
+    store = tmp_path / "home" / ".odek" / "sessions"
+    shutil.copytree(resource_dir("demo") / "odek" / "sessions", store)
+    expected = {
+        text
+        for path in store.glob("*.json")
+        if path.name != "index.json"
+        for *_, text in typed_prompts(load_transcript(path))
+    }
+    assert expected
+    done = run_sitegen("history", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {o["prompt"] for o in objects} == expected
+    assert all(o["store"].endswith(".json") and o["entry_id"] for o in objects)
