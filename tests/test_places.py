@@ -130,3 +130,18 @@ def test_leftover_temporary_artifacts_are_ignored(tmp_path: Path) -> None:
     assert [t.id for t in transcripts] == ["Child"] and transcripts[0].output is None
     (session.parent / f"{session.name}.tmp-{uuid}").write_bytes(session.read_bytes())
     assert [info.id for info in list_all([], session_dirs=[session.parent], env={})] == ["tmp-1"]
+
+
+def test_watch_looks_at_every_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitegen.site.watch import history_paths, watch_paths
+
+    home, env = _places(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    config = BuildConfig(out=tmp_path / "site")
+    watched = watch_paths(config)
+    assert (tmp_path / "xdg-data" / "omp" / "sessions").resolve() in watched
+    assert (home / ".omp" / "profiles" / "work" / "agent" / "sessions").resolve() in watched
+    assert (tmp_path / "xdg-state" / "omp" / "custom-session-files").resolve() in watched
+    assert (tmp_path / "elsewhere").resolve() in watched  # the folder of a registered session
+    assert tmp_path / "xdg-data" / "omp" / "history.db" in history_paths(config)
