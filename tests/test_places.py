@@ -108,7 +108,7 @@ def test_build_groups_a_profiles_projects_under_its_name(tmp_path: Path, monkeyp
     site = tmp_path / "site"
     home_page = (site / "index.html").read_text()
     assert "work › /w/app" in home_page
-    assert "work › /w/xdg" in home_page and ">/w/xdg<" in home_page  # the same folder, two projects
+    assert "work › /w/xdg" in home_page and 'title="/w/xdg"' in home_page  # the same folder, two projects
     assert "lab › /w/lab" in home_page
     pages = "".join(path.read_text() for path in (site / "sessions").rglob("*.html"))
     for token in ("ZZ_XDG_ZZ", "ZZ_PROFILE_ZZ", "ZZ_CONFIG_ZZ", "ZZ_CUSTOM_ZZ", "ZZ_XCSH_PROFILE_ZZ"):
