@@ -112,6 +112,11 @@ def test_unknown_usage_reads_a_dash_on_listings_stats_and_the_page(tmp_path: Pat
     assert "$0.00" not in project and ">—</td>" in project
     stats = (site / "stats.html").read_text()
     assert "$0.00" not in stats and "<dt>Cost</dt><dd>—</dd>" in stats
+    every = (site / "sessions.html").read_text()
+    assert "$0.00" not in every and ">—</td>" in every
+    # The rows the page draws as the reader scrolls carry no cost either (null, drawn as "—").
+    data = orjson.loads((site / "sessions.js").read_text().split("(", 1)[1].rsplit(")", 1)[0])
+    assert {row[data[0].index("cost")] for row in data[1]} == {None}
     page = next((site / "sessions").rglob("*.html")).read_text()
     totals = page[page.index('<table class="totals">') : page.index("</table>")]
     assert "$0.0000" not in totals and "<td>—</td>" in totals
