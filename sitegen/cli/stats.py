@@ -100,7 +100,7 @@ def stats_command(
     """Tokens, cost and speed per model, calls, failures and durations per tool, as the stats page."""
     from sitegen.odek.store import default_odek_dirs
     from sitegen.session.discover import agent_dirs
-    from sitegen.site.pages.stats_report import read_records, stats_report
+    from sitegen.site.stats_report import read_records, stats_report
 
     first, last = _day(since, "--since"), _day(until, "--until")
     for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
