@@ -1,1 +1,1 @@
-"""The build stage: which sessions, the plan, worker processes, the manifest, the lock and checkpoints."""
+"""The build stage: the plan of what to render, the worker processes that render sessions, and build_site, which runs every stage."""
