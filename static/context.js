@@ -1,4 +1,5 @@
 /* sitegen session page: what the model saw. On the shown branch, the entries that its last compaction
+window.sitegen = window.sitegen || {};
    replaced (or that a /clear left behind, in omp's files) are dimmed and marked; the model's view
    (button or c) shows only what build_session_context returns at the shown leaf, by the rules of the
    agent that wrote the file (body data-rules): the compaction summary first, then the kept and later
@@ -8,7 +9,7 @@
 
   var doc = document;
   var body = doc.body;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var button = doc.getElementById("toggle-context");
   if (!page) {
     return;
@@ -168,8 +169,8 @@
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", toggle);
   }
-  if (window.sitegenKeys) {
-    window.sitegenKeys.add("c", "Show only what the model saw (the model's view)", toggle);
+  if (window.sitegen.keys) {
+    window.sitegen.keys.add("c", "Show only what the model saw (the model's view)", toggle);
   }
   // A long page's later entries arrive as it goes: mark them a moment after a burst of them is in.
   var again = 0;

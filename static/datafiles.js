@@ -1,4 +1,5 @@
 /* sitegen index pages: the data files that the search and the Prompts page load as script tags (which
+window.sitegen = window.sitegen || {};
    work from file://, where fetch does not), and the postings written in them (sitegen/site/search.py's
    encoding: base-64 digits of 5 bits, 32 meaning "more follows"). Loaded before search-index.js and
    prompts.js. */
@@ -75,5 +76,5 @@
     }
   }
 
-  window.sitegenData = { loader: loader, eachPosting: eachPosting };
+  window.sitegen.data = { loader: loader, eachPosting: eachPosting };
 })();

@@ -1,4 +1,5 @@
 /* Prompts page: filter every prompt as you type (words, project, dates) and show them as you scroll. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -20,7 +21,6 @@
   var RUN = /[\p{L}\p{N}]+/gu;
   var CJK_CHARACTERS =
     "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
-  var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var FOLD_LINES = 6;
   var FOLD_CHARS = 600;
@@ -28,11 +28,11 @@
   var BATCH = 100;
   var DEBOUNCE_MS = 80;
 
-  // ---- Data scripts: each calls window.sitegenPrompts.add(id, data) (no fetch: works from file://) ----
+  // ---- Data scripts: each calls window.sitegen.prompts.add(id, data) (no fetch: works from file://) ----
 
-  var files = window.sitegenData.loader();
+  var files = window.sitegen.data.loader();
   var load = files.load;
-  window.sitegenPrompts = { add: files.add };
+  window.sitegen.prompts = { add: files.add };
 
   function loadChunk(index, number) {
     var name = index.chunks[number];
@@ -108,7 +108,7 @@
   // Postings of a term in one segment: chunk place, entry count, then (entry delta, weight) pairs.
   function decode(code, segmentNumber, index, into) {
     // The weight is not used: the page keeps time order, it does not rank.
-    window.sitegenData.eachPosting(code, function (place, entry) {
+    window.sitegen.data.eachPosting(code, function (place, entry) {
       into.add((segmentNumber * index.segment + place) * index.size + entry - 1);
     });
   }

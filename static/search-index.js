@@ -1,4 +1,5 @@
 /* Site search, the index: loads its data scripts on demand (works from file://), splits text as
+window.sitegen = window.sitegen || {};
    sitegen/site/search.py does, ranks entries by BM25 and reads their snippets; search.js shows them. */
 (function () {
   "use strict";
@@ -41,11 +42,11 @@
     custom: "custom message"
   };
 
-  // ---- Loading data scripts: each calls window.sitegenSearch.add(id, data) ----
+  // ---- Loading data scripts: each calls window.sitegen.search.add(id, data) ----
 
-  var files = window.sitegenData.loader();
+  var files = window.sitegen.data.loader();
 
-  window.sitegenSearch = {
+  window.sitegen.search = {
     add: files.add,
     // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
     tokens: tokens,
@@ -193,7 +194,7 @@
   // A term's postings in one segment: slot, entry count, then (entry delta, weight) pairs per session.
   function decode(code, segment, into) {
     var count = 0;
-    window.sitegenData.eachPosting(code, function (place, entry, weight) {
+    window.sitegen.data.eachPosting(code, function (place, entry, weight) {
       into.push(segment.sessions[place], entry, weight / WEIGHT_SCALE);
       count++;
     });
@@ -463,7 +464,7 @@
     return paragraph;
   }
 
-  window.sitegenSearchIndex = {
+  window.sitegen.searchIndex = {
     load: loadIndex,
     parseQuery: parseQuery,
     run: run,

@@ -112,8 +112,8 @@ def opened(browser: Browser, pages: dict[bool, Path]) -> Iterator[tuple[Page, Pa
 
 
 ALL_CODE = """() => {
-  window.sitegenChunks && window.sitegenChunks.all();
-  window.sitegenHighlight && window.sitegenHighlight.within(document.getElementById("conversation"));
+  window.sitegen.chunks && window.sitegen.chunks.all();
+  window.sitegen.highlight && window.sitegen.highlight.within(document.getElementById("conversation"));
   return Array.from(document.querySelectorAll("#conversation pre"), (pre) => pre.innerHTML);
 }"""
 

@@ -30,7 +30,7 @@ from sitegen.site.search import (
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 
-PREFIX = b'window.sitegenSearch.add("'
+PREFIX = b'window.sitegen.search.add("'
 
 
 # ---- reading the index back, as search.js does --------------------------------------------------

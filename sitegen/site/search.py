@@ -36,7 +36,7 @@ __all__ = [
     "update_search_index",
 ]
 
-# <site>/search/ holds scripts that call window.sitegenSearch.add(id, data) (static/search.js):
+# <site>/search/ holds scripts that call window.sitegen.search.add(id, data) (static/search.js):
 #   index.js     sessions [title, project, page, [[entry count, snippet file], ...], context, time] and segments
 #                [[session numbers], bucket count, [term shard name per bucket]]
 #   t/<hash>.js  a term shard of one segment: {term: postings}, postings per session holding the term:
@@ -224,7 +224,7 @@ def extract_search_entries(transcript: Transcript) -> list[SearchEntry]:
 
 def _script(data_id: str, payload: bytes) -> bytes:
     """A data file: a script handing its JSON to search.js (no fetch, so it works from file://)."""
-    return b'window.sitegenSearch.add("' + data_id.encode() + b'",' + payload + b");\n"
+    return b'window.sitegen.search.add("' + data_id.encode() + b'",' + payload + b");\n"
 
 
 def _data_file(folder: Path, prefix: str, data: object) -> str:
@@ -234,7 +234,7 @@ def _data_file(folder: Path, prefix: str, data: object) -> str:
     target = folder / f"{name}.js"
     if not target.exists():
         replace_file(
-            target, b'window.sitegenSearch.add("' + prefix.encode() + name.encode() + b'",' + payload + b");\n"
+            target, b'window.sitegen.search.add("' + prefix.encode() + name.encode() + b'",' + payload + b");\n"
         )
     return name
 

@@ -1,1 +1,1 @@
-"""The build stage: the plan of what to render, the worker processes that render sessions, and build_site, which runs every stage."""
+"""The build stage: what to render, worker processes that render sessions, and build_site running every stage."""

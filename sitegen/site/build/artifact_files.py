@@ -18,7 +18,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 class ArtifactFiles:
-    """The scripts of one page's big outputs, in `<page>/artifacts/`: `sitegenArtifact(url, html)` each.
+    """The scripts of one page's big outputs, in `<page>/artifacts/`: `window.sitegen.artifact(url, html)` each.
     A file is named by its content's hash, so an unchanged output is not written again, and the ones a
     new render of the page no longer names are pruned."""
 
@@ -30,7 +30,7 @@ class ArtifactFiles:
 
     def write(self, url: str, html: Markup) -> str:
         """Write the output's script (unless it is there already); return its URL relative to the page."""
-        body = b"sitegenArtifact(" + orjson.dumps(url) + b"," + orjson.dumps(str(html)) + b");\n"
+        body = b"window.sitegen.artifact(" + orjson.dumps(url) + b"," + orjson.dumps(str(html)) + b");\n"
         digest = hashlib.blake2b(body, digest_size=8).hexdigest()
         name = f"{_UNSAFE.sub('-', url.split('://', 1)[-1])[:60]}.{digest}.js"
         path = self.site_dir / self.folder / name

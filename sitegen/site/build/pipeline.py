@@ -230,7 +230,7 @@ def _related_placeholder(site_dir: Path, page: str) -> None:
     so that a page of a build stopped before then names no missing file."""
     target = site_dir / related_script(page)
     if not target.exists():
-        replace_file(target, b"window.sitegenRelated([]);\n")
+        replace_file(target, b"window.sitegen.related([]);\n")
 
 
 def _hash(path: Path) -> tuple[str | None, str | None]:

@@ -31,7 +31,7 @@ def _project_name(record: SessionRecord, names: dict[str, str]) -> str:
 
 
 def session_index_script(records: list[SessionRecord], project_names: dict[str, str]) -> str:
-    """`sitegenSessionIndex(columns, rows)` with one row per session in listing order; URLs relative to
+    """`window.sitegen.sessionIndex(columns, rows)` with one row per session in listing order; URLs relative to
     the site's root. Session text is JSON inside a script: "</" is escaped so none can end it."""
     rows = [
         [
@@ -50,4 +50,4 @@ def session_index_script(records: list[SessionRecord], project_names: dict[str, 
     data = orjson.dumps([list(COLUMNS), rows]).decode().replace("</", "<\\/")
     # U+2028 and U+2029 end a line in older JavaScript parsers, though JSON allows them in strings.
     data = data.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f"window.sitegenSessionIndex && window.sitegenSessionIndex({data});\n"
+    return f"window.sitegen.sessionIndex && window.sitegen.sessionIndex({data});\n"

@@ -283,7 +283,7 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
             }
             for other in related.get(key, [])
         ]
-        data = b"window.sitegenRelated(" + orjson.dumps(items) + b");\n"
+        data = b"window.sitegen.related(" + orjson.dumps(items) + b");\n"
         relative = related_script(record.page)
         files[relative] = (hashlib.blake2b(data, digest_size=8).hexdigest(), len(data))
         target = site_dir / relative

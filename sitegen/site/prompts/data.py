@@ -35,7 +35,7 @@ __all__ = [
     "prompt_search_key",
 ]
 
-# <site>/prompts/ holds scripts that call window.sitegenPrompts.add(id, data) (static/prompts.js):
+# <site>/prompts/ holds scripts that call window.sitegen.prompts.add(id, data) (static/prompts.js):
 #   index-<hash>.js  the order (newest first), times, projects, chunk and shard names
 #   c/<hash>.js      a chunk: CHUNK_PROMPTS rows of one store, in id order, as the page shows them
 #   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: postings}
@@ -76,7 +76,7 @@ def day_of(seconds: int | None) -> str:
 
 def data_script(data_id: str, payload: bytes) -> bytes:
     """A data file: a script handing its JSON to prompts.js (no fetch, so it works from file://)."""
-    return b'window.sitegenPrompts.add("' + data_id.encode() + b'",' + payload + b");\n"
+    return b'window.sitegen.prompts.add("' + data_id.encode() + b'",' + payload + b");\n"
 
 
 def chunk_name(payload: bytes) -> str:
