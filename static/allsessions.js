@@ -1,6 +1,6 @@
 /* sitegen All sessions page: every session of the site, newest first, filtered by words, and drawn a
-window.sitegen = window.sitegen || {};
    page of rows at a time as the reader scrolls (2,000 sessions never cost 2,000 rows at once). */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

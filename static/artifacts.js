@@ -1,6 +1,6 @@
 /* sitegen session page: a tool output too big for a site page is in a script beside it, loaded the first
-window.sitegen = window.sitegen || {};
    time its section is opened (a script tag, so it works from file:// too). */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,8 +1,8 @@
 /* sitegen session page: a long page ships its entries past the first screen as raw text, which the browser
-window.sitegen = window.sitegen || {};
    only scans, so the page shows and answers at once. The chunks go into the page in the background, and
    at once where the reader goes: a link or tree row (its own chunk), find (those holding a match) and
    print (all of them). */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

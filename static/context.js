@@ -1,9 +1,9 @@
 /* sitegen session page: what the model saw. On the shown branch, the entries that its last compaction
-window.sitegen = window.sitegen || {};
    replaced (or that a /clear left behind, in omp's files) are dimmed and marked; the model's view
    (button or c) shows only what build_session_context returns at the shown leaf, by the rules of the
    agent that wrote the file (body data-rules): the compaction summary first, then the kept and later
    messages; for omp 18 also its notes first, and without the tool calls no result answers. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

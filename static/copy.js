@@ -1,7 +1,7 @@
 /* sitegen session page: a copy button on every code block, tool command, argument list, input and output
-window.sitegen = window.sitegen || {};
    (the whole text, folded part included), and "copy as Markdown" on every message. The buttons carry no
    text of their own (CSS draws their label), so find, the outline and selections never see them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,8 +1,8 @@
 /* sitegen session page: a long page leaves the code of its later entries plain (span.hl-later, with the
-window.sitegen = window.sitegen || {};
    lexer's name in data-lang), and this colours it when its entry comes near the view, with the rules of
    the same pygments lexer the server uses (script.sitegen-lexer, written by lexer_tables.py): the reader
    sees what the server would have written, and the page is written twice as fast. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

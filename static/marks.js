@@ -1,6 +1,6 @@
 /* sitegen session page: the words of a site search (?q=) marked where the reader lands, with n and N
-window.sitegen = window.sitegen || {};
    stepping between the marks, opening folded parts on the way, and a button to clear them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,6 +1,6 @@
 /* sitegen session page: the prompt outline. One link per user prompt of the shown branch, with the
-window.sitegen = window.sitegen || {};
    tool calls, tokens and cost of its turn; j and k step between prompts; the turn in view is marked. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,7 +1,7 @@
 /* sitegen session page, the core: entries and their paths, branch switching, deep links, filters,
-window.sitegen = window.sitegen || {};
    folding, copy links and print. Feature modules (tree, outline, context, find, images) use
    window.sitegen.page and the events it sends: sitegen:view, sitegen:path, sitegen:open, sitegen:inview. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

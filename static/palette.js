@@ -1,8 +1,8 @@
 /* sitegen site: Ctrl+K opens a palette (#palette) that finds sessions across the site by the words of
-window.sitegen = window.sitegen || {};
    their titles and opens the chosen one with Enter; on a session page, ] and [ go to the next and
    previous session of its project, in the project page's order. Only on the site's pages (body
    data-site names the site's root): an exported page has no site to go to. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,6 +1,6 @@
 /* Site search, the index: loads its data scripts on demand (works from file://), splits text as
-window.sitegen = window.sitegen || {};
    sitegen/site/search.py does, ranks entries by BM25 and reads their snippets; search.js shows them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

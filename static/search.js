@@ -1,6 +1,6 @@
 /* Search page: the query, its filters (project, dates, role) and the results, paged without a cap;
-window.sitegen = window.sitegen || {};
    each result opens its session at the entry with the query's words marked. search-index.js ranks. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,7 +1,7 @@
 /* sitegen site: the list of every session (sessions.js at the site's root, written by
-window.sitegen = window.sitegen || {};
    sitegen/site/pages/all_sessions.py), loaded as a script so that it works from file:// as over HTTP. Used by
    the All sessions page, the palette (Ctrl+K) and the next/previous session keys. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,6 +1,6 @@
 /* sitegen session page: the totals of the shown branch (messages, tool calls, tokens, cost), kept in
-window.sitegen = window.sitegen || {};
    step with branch switches. Figures are formatted as sitegen/render/page.py formats them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

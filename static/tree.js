@@ -1,8 +1,8 @@
 /* sitegen session page: the sidebar. Tree rows open their entry, the tree filters as you type and
-window.sitegen = window.sitegen || {};
    follows the view filters and the reading position; branch links switch branches; tabs and the
    phone drawer show one panel at a time. A long page's rows are drawn a window at a time (treerows.js):
    the filtering below then works on its records, not on elements. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

@@ -1,7 +1,7 @@
 /* sitegen session page: a long page's tree rows, drawn a window at a time. The page holds the first rows;
-window.sitegen = window.sitegen || {};
    the rest come as raw text (one row's markup a line), and only the rows near the sidebar's view are in
    the page: laying out tens of thousands of rows was most of what opening the page cost. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 

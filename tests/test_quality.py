@@ -55,3 +55,13 @@ def test_page_scripts_share_one_global() -> None:
             if re.search(r"\bwindow\.sitegen[A-Z]\w*", line):
                 offenders.append(f"{script.name}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_page_scripts_make_the_namespace_before_using_it() -> None:
+    """Each script that uses window.sitegen makes it first (scripts load in any order)."""
+    for script in sorted((ROOT / "static").glob("*.js")):
+        lines = script.read_text(encoding="utf-8").splitlines()
+        uses = [n for n, line in enumerate(lines) if "window.sitegen." in line]
+        if uses:
+            made = [n for n, line in enumerate(lines) if line == "window.sitegen = window.sitegen || {};"]
+            assert made and made[0] < uses[0], f"{script.name} uses window.sitegen before making it"
