@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from jinja2.filters import do_int
 from markupsafe import Markup, soft_str
 
+from sitegen.render._internals import jinja_int
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.cards import CardContext, folded, images, tool_card
 from sitegen.render.text import escape_text, fold_text, html_escape
@@ -259,7 +259,7 @@ def _body(node: Node, ctx: EntryLookups) -> str:
     if kind == "compaction":
         out = ['<p class="compaction-info">']
         if meta.get("tokensBefore"):
-            out.append(f"{format_tokens(do_int(meta.get('tokensBefore')))} tokens before compaction. ")
+            out.append(f"{format_tokens(jinja_int(meta.get('tokensBefore')))} tokens before compaction. ")
         kept = meta.get("firstKeptEntryId")
         if kept:
             out.append("Kept from ")
