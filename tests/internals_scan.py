@@ -62,12 +62,16 @@ def _modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def own_private_names(paths: list[Path]) -> set[str]:
+def _parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def own_private_names(trees: list[ast.Module]) -> set[str]:
     """Private names sitegen defines itself: its functions, classes, variables, slots, and attributes
     it sets on self."""
     names: set[str] = set()
-    for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for tree in trees:
+        for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -92,8 +96,7 @@ def own_private_names(paths: list[Path]) -> set[str]:
     return {name for name in names if _is_private(name)}
 
 
-def uses_in(path: Path, own: set[str]) -> Iterator[Use]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def uses_in(path: Path, tree: ast.Module, own: set[str]) -> Iterator[Use]:
     texts = _text_constants(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -166,6 +169,6 @@ def _named_attribute(call: ast.Call, texts: dict[str, str]) -> str | None:
 
 def private_uses() -> list[Use]:
     """Every use of another package's private or internal names outside sitegen/render/_internals.py."""
-    paths = [path for path in _modules() if path != HOME]
-    own = own_private_names(paths)
-    return [use for path in paths for use in uses_in(path, own)]
+    trees = {path: _parsed(path) for path in _modules() if path != HOME}
+    own = own_private_names(list(trees.values()))
+    return [use for path, tree in trees.items() for use in uses_in(path, tree, own)]

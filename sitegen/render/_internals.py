@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pygments.token import _TokenType
@@ -55,23 +55,33 @@ _parser: Any = importlib.import_module("re._parser")
 MAXREPEAT: int = int(_constants.MAXREPEAT)
 
 
+_NAMED = _constants._NamedIntConstant
+_SUBPATTERN = _parser.SubPattern
+
+
 def _plain(value: Any) -> Any:
-    """The parser's output as plain data: its named constants (opcodes, anchors, categories) as their
-    names, its sub-patterns as lists, a repeat without bound as MAXREPEAT, everything else as it is."""
-    if value is _constants.MAXREPEAT:
-        return MAXREPEAT
-    if isinstance(value, _constants._NamedIntConstant):
-        return str(value)
-    if isinstance(value, (list, _parser.SubPattern)):
-        return [_plain(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_plain(item) for item in value)
+    """The parser's output as plain, immutable data: its named constants (opcodes, anchors,
+    categories) as their names, a repeat without bound as MAXREPEAT, its sub-patterns as tuples."""
+    kind = type(value)
+    if kind is int or value is None:
+        return value
+    if kind is _NAMED:
+        return MAXREPEAT if value is _constants.MAXREPEAT else str(value)
+    if kind is _SUBPATTERN:
+        value = value.data
+    if isinstance(value, (list, tuple)):
+        return tuple([_plain(item) for item in value])
     return value
 
 
-def parse_pattern(pattern: str, flags: int) -> tuple[list[tuple[str, Any]], int]:
-    """A pattern as the re module parses it: [(opcode name, argument), ...] with sub-patterns as such
-    lists, and the flags in force (the pattern's own (?i) included). Raises re.error as re does."""
+Parsed = tuple[tuple[str, Any], ...]
+
+
+# Lexers share most patterns between states (pygments' include()): each is read once.
+@lru_cache(maxsize=4096)
+def parse_pattern(pattern: str, flags: int) -> tuple[Parsed, int]:
+    """A pattern as the re module parses it: ((opcode name, argument), ...) with sub-patterns as such
+    tuples, and the flags in force (the pattern's own (?i) included). Raises re.error as re does."""
     parsed = _parser.parse(pattern, flags)
     return _plain(parsed), int(parsed.state.flags)
 
