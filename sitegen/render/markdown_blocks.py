@@ -387,6 +387,8 @@ def _list(out: _Out, lines: list[str], at: int, indent: int, depth: int = 1) -> 
         marker = _ORDERED.match(item) if ordered is not None else _BULLET.match(item)
         if marker is None or marker.group(marker.lastindex or 0) != delimiter:
             raise _Unhandled  # another kind of list
+        if _THEMATIC_BREAK.fullmatch(item):
+            raise _Unhandled  # "* **" is a break, not an item
         content = item[marker.end() :]
         if _opens_block(content):
             raise _Unhandled  # a heading, quote, list or break inside the item
