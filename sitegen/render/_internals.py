@@ -4,9 +4,9 @@
 # lexer machinery; the markdown fast path stands in for one of markdown-it's core rules; the template
 # cache asks jinja where a compiled template lives. None of these is a published interface, so a new
 # release may change them: tests/test_internals.py has a smoke test per name below that fails naming
-# the package and its version, and tests/test_internals.py scans sitegen/ so that no other module
-# reaches past a package's public surface. Heavy packages are imported when a function is first used,
-# as their callers import them (a rebuilt page may need neither markdown-it nor pygments' lexers).
+# the package and its release, and scans sitegen/ so that no other module reaches past a package's
+# public surface. Heavy packages are imported on first use, as their callers did (a rebuilt page may
+# need neither markdown-it nor pygments' lexers).
 
 from __future__ import annotations
 
