@@ -335,3 +335,10 @@ def test_jinjas_int_filter_is_the_templates_int() -> None:
 
 def test_every_name_of_internals_has_a_smoke_test() -> None:
     assert set(SMOKED) == set(_internals.__all__), "each of _internals' names needs a @smoke test here"
+
+
+def test_a_private_name_that_is_gone_is_named_with_the_release_that_dropped_it() -> None:
+    error = _internals._moved("pygments", "pygments.token._TokenType")
+    assert isinstance(error, ImportError)
+    assert str(error).startswith(f"pygments {version('pygments')}: pygments.token._TokenType is gone")
+    assert str(_internals._moved("CPython", "re._parser")).startswith(f"CPython {platform.python_version()}: ")

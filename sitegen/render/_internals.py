@@ -15,7 +15,20 @@ from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from pygments.token import _TokenType
+
+def _moved(package: str, what: str) -> ImportError:
+    """The error when a private name is gone: which release of which package moved it."""
+    import platform
+    from importlib.metadata import version
+
+    release = platform.python_version() if package == "CPython" else version(package)
+    return ImportError(f"{package} {release}: {what} is gone (sitegen/render/_internals.py must follow it)")
+
+
+try:
+    from pygments.token import _TokenType
+except ImportError:
+    raise _moved("pygments", "pygments.token._TokenType") from None
 
 if TYPE_CHECKING:
     from jinja2 import FileSystemBytecodeCache
@@ -48,8 +61,11 @@ __all__ = [
 
 # ---- CPython: the re module's own parser (re._parser, re._constants) ------------------------------
 
-_constants: Any = importlib.import_module("re._constants")
-_parser: Any = importlib.import_module("re._parser")
+try:
+    _constants: Any = importlib.import_module("re._constants")
+    _parser: Any = importlib.import_module("re._parser")
+except ImportError:
+    raise _moved("CPython", "re._parser or re._constants") from None
 
 # A repeat's upper bound when it has none ({n,}, *, +).
 MAXREPEAT: int = int(_constants.MAXREPEAT)
@@ -142,8 +158,10 @@ def preprocess_input(lexer: Lexer, text: str) -> str:
 
 def is_this_lexer(other: Any) -> bool:
     """Whether a using() target is pygments' `this` (the lexer the rule belongs to)."""
-    from pygments.lexer import _This
-
+    try:
+        from pygments.lexer import _This
+    except ImportError:
+        raise _moved("pygments", "pygments.lexer._This") from None
     return isinstance(other, _This)
 
 
@@ -178,8 +196,10 @@ def is_fenced_code_callback(action: Any) -> bool:
 def lexer_mapping() -> dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
     """pygments' built-in lexers without importing them: class name -> (module, name, aliases, file
     name patterns, mime types)."""
-    from pygments.lexers import LEXERS
-
+    try:
+        from pygments.lexers import LEXERS
+    except ImportError:
+        raise _moved("pygments", "pygments.lexers.LEXERS") from None
     table: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = LEXERS
     return table
 
@@ -189,15 +209,19 @@ def lexer_mapping() -> dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...
 
 def markdown_it_block_rule(state: StateCore) -> None:
     """markdown-it's own core "block" rule (the fast path hands it what it does not read itself)."""
-    from markdown_it.rules_core import block
-
+    try:
+        from markdown_it.rules_core import block
+    except ImportError:
+        raise _moved("markdown-it-py", "markdown_it.rules_core.block") from None
     block(state)
 
 
 def markdown_trim_chars() -> str:
     """The characters markdown-it strips from an inline token's content."""
-    from markdown_it.common.utils import MD_TRIM_CHARS
-
+    try:
+        from markdown_it.common.utils import MD_TRIM_CHARS
+    except ImportError:
+        raise _moved("markdown-it-py", "markdown_it.common.utils.MD_TRIM_CHARS") from None
     return MD_TRIM_CHARS
 
 
@@ -212,6 +236,8 @@ def template_cache_filename(cache: FileSystemBytecodeCache, bucket: Bucket) -> s
 
 def jinja_int(value: Any) -> int:
     """jinja's `int` filter: a number from a number or numeric text, 0 for anything else."""
-    from jinja2.filters import do_int
-
+    try:
+        from jinja2.filters import do_int
+    except ImportError:
+        raise _moved("jinja2", "jinja2.filters.do_int") from None
     return do_int(value)
