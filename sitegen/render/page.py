@@ -27,7 +27,7 @@ from sitegen.render._internals import template_cache_filename
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
-from sitegen.render.entries import entry_html, format_time, format_tokens
+from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
@@ -44,9 +44,11 @@ from sitegen.render.navigation import (
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, html_escape, human_size
+from sitegen.render.timeline import timeline_svg
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
+from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
@@ -163,6 +165,8 @@ class EntryContext:
     prefix: str = ""
     system_prompt: str | None = None
     subagent_urls: dict[str, str] = field(default_factory=dict)
+    # Result entry id -> ms from its call (sitegen.transcript.activity.call_durations): "took 1.2 s".
+    durations: dict[str, int] = field(default_factory=dict)
 
     @staticmethod
     def usage_attr(node: Node) -> str:
@@ -346,6 +350,7 @@ class PageRenderer:
             labels=transcript.tree.labels,
             kept_marks=kept_marks(transcript),
             prefix=prefix,
+            durations=call_durations(transcript),
         )
         return Markup(self._nested.render(t=transcript, nodes=nodes, ctx=ctx))
 
@@ -370,6 +375,7 @@ class PageRenderer:
             context_attrs=transcript.context_marks,
             system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
+            durations=call_durations(transcript),
         )
 
         lazy = len(nodes) > LAZY_AFTER_NODES
@@ -478,6 +484,7 @@ class PageRenderer:
             version=__version__,
             totals_rows=_totals_rows,
             turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
+            timeline=timeline_svg(transcript, [transcript.by_id[i] for i in path_ids]),
         )
         head, tail = page.split(slot)
         return head, tail
@@ -574,15 +581,16 @@ def _weight(node: Node) -> int:
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
     usage = totals.usage
-    return [
-        ("Messages", f"{totals.messages:,}"),
-        ("Tool calls", f"{totals.tool_calls:,}"),
+    counts = [("Messages", f"{totals.messages:,}"), ("Tool calls", f"{totals.tool_calls:,}")]
+    figures = [
         ("Input tokens", format_tokens(usage.input)),
         ("Output tokens", format_tokens(usage.output)),
         ("Cache read", format_tokens(usage.cache_read)),
         ("Cache write", format_tokens(usage.cache_write)),
         ("Cost", f"${usage.cost:.4f}"),
     ]
+    # No message recorded its usage: it is unknown, not zero.
+    return counts + (figures if totals.usage_known else [(name, UNKNOWN_USAGE) for name, _ in figures])
 
 
 def _content_security_policy(styles: list[str] | None, scripts: list[str] | None) -> str:
