@@ -81,6 +81,12 @@ def _dirs(extra: list[Path] | None) -> list[Path]:
     return agent_dirs([p.expanduser() for p in extra or []])
 
 
+def _odek_dirs(extra: list[Path] | None) -> list[Path]:
+    from sitegen.odek.store import default_odek_dirs
+
+    return default_odek_dirs(extra or [])
+
+
 NoWaitOption = Annotated[
     bool,
     typer.Option("--no-wait", help="If another build or watch is writing the site, exit 1 instead of waiting."),
@@ -310,7 +316,7 @@ def export_command(
     path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = _redactor() if redact else None
-    target = _export_target(output, path)
+    target = _export_target(output, path, [*_dirs(agent_dir), *_odek_dirs(odek_dir)])
     try:
         export_page(transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor))
     except OSError as error:
@@ -400,17 +406,20 @@ def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None)
                 raise fail(f"Not a folder: {option} {folder}")
 
 
-def _export_target(output: Path | None, session: Path) -> Path:
-    """Where the page goes: OUTPUT, <stem>.html inside OUTPUT when it is a folder, or here."""
+def _export_target(output: Path | None, session: Path, inputs: list[Path]) -> Path:
+    """Where the page goes: OUTPUT, <stem>.html inside OUTPUT when it is a folder, or here; never where
+    `build --out` would refuse (sitegen.session.places), nor into the session's artifacts."""
+    from sitegen.session.places import check_output_place
+
     if output is None:
-        return Path.cwd() / f"{session.stem}.html"
-    target = output / f"{session.stem}.html" if output.is_dir() else output
-    try:
-        target.resolve()
-    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
-        raise fail(f"Cannot write {target}: it is a link loop, or lies behind one") from None
-    if target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
-        raise fail(f"Refusing to write the page over a session file: {target}")
+        target = Path.cwd() / f"{session.stem}.html"
+    elif output.is_dir():
+        # The folder it goes into is asked first: `-o /` or `-o ~` would spread pages there.
+        check_output_place(output, inputs, [session])
+        target = output / f"{session.stem}.html"
+    else:
+        target = output
+    check_output_place(target, inputs, [session])
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")
     blocking = next((folder for folder in target.parents if folder.exists() and not folder.is_dir()), None)

@@ -22,6 +22,7 @@ from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
+from sitegen.session.places import refused_output
 from sitegen.site.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.checkpoint import Checkpoints, sweep_temporaries
 from sitegen.site.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
@@ -127,19 +128,11 @@ def _input_dirs(config: BuildConfig) -> tuple[list[Path], list[Path]]:
 
 
 def _check_output(out: Path, inputs: Iterable[Path]) -> None:
-    """Refuse an output folder inside (or holding) an agent dir: the build must never write there."""
-    try:
-        resolved = out.resolve()
-    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
-        raise SiteError(f"Output folder {out} is a link loop, or lies behind one; choose another --out") from None
-    for given in inputs:
-        try:
-            folder = given.resolve()
-        except (OSError, RuntimeError):
-            log.warning("Skipping %s: a link loop", given)  # it holds no sessions to write over
-            continue
-        if resolved == folder or folder in resolved.parents or resolved in folder.parents:
-            raise SiteError(f"Output folder {out} overlaps the session folder {folder}; choose another --out")
+    """Refuse an output folder where sitegen never writes (sitegen.session.places): the agents' dirs
+    (inside or holding one), `/`, the home folder, a session file."""
+    reason = refused_output(out, inputs)
+    if reason is not None:
+        raise SiteError(f"Refusing to write the site {reason}; choose another --out")
 
 
 def _check_ours(out: Path) -> None:
