@@ -7,7 +7,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
+from sitegen.visible import hidden_chars, visible, visible_bytes
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
 
@@ -66,10 +66,6 @@ LAZY_CHUNK_NODES = 64
 # A long page's tree holds its first rows (more than a sidebar shows); tree.js draws the rest from raw
 # text as the sidebar scrolls: laying out tens of thousands of rows was most of the page's opening time.
 LAZY_TREE_ROWS = 100
-# C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-# The same characters as UTF-8 bytes (no other character's encoding holds these bytes).
-_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
 PAGE_STYLES = ("theme.css", "page.css", "conversation.css", "views.css", "sidebar.css", "highlight.css")
 PAGE_SCRIPTS = (
@@ -195,7 +191,8 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
 
     Keyed by template source, so an edited template is recompiled; without a writable folder, none."""
     folder = cache_folder("templates")
-    return _TemplateCache(str(folder)) if folder is not None else None
+    # The key holds no environment setting: a setting compiled into the code (finalize) renames the files.
+    return _TemplateCache(str(folder), "sitegen-v2-%s.cache") if folder is not None else None
 
 
 class _TemplateCache(FileSystemBytecodeCache):
@@ -238,7 +235,16 @@ def template_environment() -> Environment:
     # `| text` escapes for element content only (quotes kept, a fifth smaller for JSON); never use
     # it inside an attribute, where autoescape's full escaping is needed.
     env.filters["text"] = escape_text
+    # Every value a template shows (titles, paths, names, in text and attributes) without control
+    # characters or bidirectional overrides; markup stays markup.
+    env.finalize = _visible_value
     return env
+
+
+def _visible_value(value: object) -> object:
+    if isinstance(value, str) and hidden_chars(value):
+        return Markup(visible(value)) if isinstance(value, Markup) else visible(value)
+    return value
 
 
 def asset_text(name: str) -> str:
@@ -525,11 +531,8 @@ def _entry_links(transcript: Transcript, order: list[tuple[str, int]]) -> Markup
 
 
 def _html_bytes(html: str) -> bytes:
-    data = html.encode("utf-8", "surrogatepass")
-    # Pages seldom hold control characters: bytes.translate tells in a third of a regex scan's time.
-    if len(data.translate(None, _CONTROL_BYTES)) == len(data):
-        return data
-    return _CONTROL_CHARS.sub("\ufffd", html).encode("utf-8", "surrogatepass")
+    # No control character or bidirectional override reaches the page raw (sitegen.visible).
+    return visible_bytes(html.encode("utf-8", "surrogatepass"))
 
 
 # What the frame costs per entry, in _weight's units (fitted on the same session: 0.62 s of 4 s).

@@ -240,7 +240,8 @@ def _parent_session(source: str) -> str | None:
         return None
     header = found[0]
     parent = header.get("parentSession") or header.get("branchedFrom")
-    return parent if isinstance(parent, str) else None
+    # A NUL cannot be in a path: such a name links nowhere (and path calls would raise on it).
+    return parent if isinstance(parent, str) and "\x00" not in parent else None
 
 
 def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:

@@ -1,0 +1,49 @@
+"""Text from a session made safe to show: control characters and bidirectional overrides as marks."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["BIDI_MARKS", "hidden_chars", "visible", "visible_bytes"]
+
+# Embeddings, overrides and isolates reorder what follows them on screen ("Trojan source"): each is
+# shown by its name instead, so a title or a path reads as it is stored.
+_BIDI = {
+    0x202A: "LRE",
+    0x202B: "RLE",
+    0x202C: "PDF",
+    0x202D: "LRO",
+    0x202E: "RLO",
+    0x2066: "LRI",
+    0x2067: "RLI",
+    0x2068: "FSI",
+    0x2069: "PDI",
+}
+# C0 (but tab, newline and carriage return, which HTML reads as spaces), DEL and C1: U+FFFD, as a
+# browser shows a NUL; a NUL in a page's source is a parse error and in a path a ValueError.
+_CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0)]
+_TABLE: dict[int, str] = {code: "\ufffd" for code in _CONTROLS}
+BIDI_MARKS = {code: f"\u27e8{name}\u27e9" for code, name in _BIDI.items()}
+_TABLE.update(BIDI_MARKS)
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# The same characters in UTF-8, to tell a whole page needs no change without decoding it.
+_HIDDEN_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def hidden_chars(text: str) -> bool:
+    """Whether `text` holds a character visible() would replace."""
+    return _HIDDEN.search(text) is not None
+
+
+def visible(text: str) -> str:
+    """`text` with each control character as U+FFFD and each bidirectional control as its name (⟨RLO⟩)."""
+    if _HIDDEN.search(text) is None:
+        return text
+    return text.translate(_TABLE)
+
+
+def visible_bytes(data: bytes) -> bytes:
+    """visible() of UTF-8 bytes (lone surrogates kept as they are: the caller wrote them so)."""
+    if _HIDDEN_BYTES.search(data) is None:
+        return data
+    return visible(data.decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
