@@ -39,6 +39,8 @@ class RawSession:
     unparsed: list[tuple[int, bytes]] = field(default_factory=list)
     size: int = 0
     mtime_ns: int = 0
+    # What was read but cannot be shown, one line each (a line too long to render): the problems page.
+    defects: list[str] = field(default_factory=list)
 
 
 _BOM = b"\xef\xbb\xbf"

@@ -295,7 +295,7 @@ def _update_prompts(
         stores,
         manifest.records(),
         assets,
-        problem_count=len(manifest.problems()),
+        problem_count=len(manifest.problems()) + len(manifest.defects()),
         sessions_changed=changed,
         looked=[folder / HISTORY_FILE for folder in pi_dirs],
         jobs=config.jobs or os.cpu_count() or 1,
@@ -445,7 +445,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         raise
 
     manifest.sessions = current
-    result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
+    result.problems = [f"{source}: {message}" for source, message in [*manifest.problems(), *manifest.defects()]]
     with clock.phase("prompts"):
         changed = bool(jobs or removed or full or not manifest.complete)
         prompts = _update_prompts(config, pi_dirs, manifest, assets, changed=changed)

@@ -123,8 +123,9 @@ class IndexWriter:
         records = manifest.records()
         prompts = prompts or PromptsSummary()
         session_problems = manifest.problems()
+        defects = manifest.defects()
         # Counted together in every page's navigation; listed apart on the problems page.
-        problems = [*session_problems, *prompts.problems]
+        problems = [*session_problems, *defects, *prompts.problems]
         stats = compute_stats(records)
         projects, totals = summarise_projects(records, stats)
         written: list[str] = []
@@ -158,7 +159,12 @@ class IndexWriter:
             (
                 "problems.html",
                 self._render(
-                    "problems.html.j2", "", len(problems), problems=session_problems, prompt_problems=prompts.problems
+                    "problems.html.j2",
+                    "",
+                    len(problems),
+                    problems=session_problems,
+                    defects=defects,
+                    prompt_problems=prompts.problems,
                 ),
             ),
             ("search.html", self._render("search.html.j2", "", len(problems))),
