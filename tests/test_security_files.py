@@ -5,13 +5,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from sessions import SessionBuilder, text
 from site_helpers import run_sitegen
 
 from sitegen.session.blobs import MAX_BLOB_BYTES, BlobStore
+from sitegen.session.load import MAX_LINE_BYTES
 
 SECRET = b"root:x:0:0:ZZ_SECRET_LINE_ZZ:/root:/bin/bash\n"
 PNG = b"\x89PNG\r\n\x1a\nZZ_REAL_IMAGE_ZZ"
@@ -105,3 +109,63 @@ def test_a_link_is_refused_wherever_it_points(tmp_path: Path, inside: bool) -> N
     (blobs / good).symlink_to(target)
     store = BlobStore([blobs])
     assert store.get(good) is None and "symbolic link" in store.refused[good]
+
+
+# The CLI as the only child of a small process, which then prints the child's peak memory (KB).
+_MEASURED = (
+    "import resource, subprocess, sys\n"
+    "cli = [sys.executable, '-c', 'import sys; from sitegen.cli import main; sys.exit(main())']\n"
+    "done = subprocess.run([*cli, *sys.argv[1:]], capture_output=True, text=True)\n"
+    "sys.stdout.write(done.stdout)\n"
+    "sys.stderr.write(done.stderr + f'maxrss={resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n')\n"
+)
+
+
+def _session_with_long_lines(path: Path, long_mb: int, tail_mb: int) -> Path:
+    """A header and a message, a line of `long_mb` MB that ends, a message, then a line of `tail_mb`
+    MB that never ends (the holes of a sparse file: no disk is used)."""
+    b = SessionBuilder(session_id="long-1", cwd="/work/long")
+    b.user("u1", "ZZ_BEFORE_ZZ")
+    first = b"\n".join(orjson.dumps(x) for x in [b.header, *b.entries]) + b"\n"
+    after = SessionBuilder(session_id="long-1")
+    after.clock = b.clock
+    after.leaf = b.leaf
+    after.user("u2", "ZZ_AFTER_ZZ")
+    second = orjson.dumps(after.entries[0]) + b"\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        handle.write(first)
+        handle.seek(len(first) + (long_mb << 20))
+        handle.write(b"\n" + second)
+        handle.truncate(handle.tell() + (tail_mb << 20))
+    return path
+
+
+def test_a_line_too_long_is_listed_and_memory_stays_bounded(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    session = _session_with_long_lines(agent / "sessions" / "--work-long--" / "long.jsonl", 200, 1024)
+    assert session.stat().st_size > 1200 << 20
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, "export", str(session), "-o", str(tmp_path / "page.html")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert "Exported to" in done.stdout, done.stderr
+    peak_mb = int(done.stderr.rsplit("maxrss=", 1)[1]) >> 10
+    # Before, the never-ending line alone took twice its size (over 2 GB): now a few times the cap.
+    assert peak_mb < 3 * (MAX_LINE_BYTES >> 20) + 250, peak_mb
+    page = (tmp_path / "page.html").read_text()
+    assert "ZZ_BEFORE_ZZ" in page and "ZZ_AFTER_ZZ" in page
+    assert "a line of 200 MB" in page and "a line of 1,024 MB" in page and "never ends" in page
+
+    built = run_sitegen("build", "--agent-dir", str(agent), "--out", "site", cwd=tmp_path)
+    assert built.returncode == 0 and "2 problems" in built.stdout, built.stdout + built.stderr
+    problems = (tmp_path / "site" / "problems.html").read_text()
+    assert "a line of 200 MB at byte" in problems and f"longer than the {MAX_LINE_BYTES >> 20} MB" in problems
+    # A rewrite would lose the lines it could not read: refused, the file left as it is.
+    before = session.stat()
+    migrated = run_sitegen("migrate", str(session), "--write", cwd=tmp_path)
+    assert (session.stat().st_size, session.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert migrated.returncode in (0, 1), migrated.stderr

@@ -18,7 +18,7 @@ from sitegen import titles
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
 from sitegen.fileio import open_regular, read_regular_file
 from sitegen.session.entries import Header, message_text
-from sitegen.session.load import parse_json_leniently, read_header
+from sitegen.session.load import parse_json_leniently, read_header, session_lines
 from sitegen.session.session import session_title
 
 __all__ = [
@@ -253,7 +253,7 @@ def _scan_body(path: Path) -> tuple[int, str, str, list[dict[str, Any]]]:
     names: list[dict[str, Any]] = []
     match_type = _TYPE_AT_START.match
     with open_regular(path) as handle:
-        for line in handle:
+        for line in session_lines(handle, []):
             typed = match_type(line)
             if typed is not None:
                 kind = typed.group(1)
