@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI_MARKS", "hidden_chars", "visible", "visible_bytes"]
+__all__ = ["BIDI_MARKS", "hidden_chars", "visible"]
 
 # Embeddings, overrides and isolates reorder what follows them on screen ("Trojan source"): each is
 # shown by its name instead, so a title or a path reads as it is stored.
@@ -26,8 +26,6 @@ _TABLE: dict[int, str] = {code: "\ufffd" for code in _CONTROLS}
 BIDI_MARKS = {code: f"\u27e8{name}\u27e9" for code, name in _BIDI.items()}
 _TABLE.update(BIDI_MARKS)
 _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-# The same characters in UTF-8, to tell a whole page needs no change without decoding it.
-_HIDDEN_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def hidden_chars(text: str) -> bool:
@@ -40,10 +38,3 @@ def visible(text: str) -> str:
     if _HIDDEN.search(text) is None:
         return text
     return text.translate(_TABLE)
-
-
-def visible_bytes(data: bytes) -> bytes:
-    """visible() of UTF-8 bytes (lone surrogates kept as they are: the caller wrote them so)."""
-    if _HIDDEN_BYTES.search(data) is None:
-        return data
-    return visible(data.decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")

@@ -3,6 +3,7 @@ reaches a page, a data file, a file name or the terminal raw."""
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from sessions import SessionBuilder, text, tool_call
 from site_helpers import run_sitegen
 
 from sitegen.cli_text import visible as terminal_visible
-from sitegen.visible import visible, visible_bytes
+from sitegen.site.charts import _shorten, text_width
+from sitegen.visible import hidden_chars, visible
 
 # NUL, BEL, ESC (a colour), a C1 CSI, an override, an isolate, DEL: in every string a session holds.
 HOSTILE = "ZZ\x00A\x07B\x1b[31mC\x9bD\u202eE\u2066F\u2069G\x7fZZ"
@@ -84,8 +86,31 @@ def test_no_field_stops_a_command_or_drives_the_terminal(tmp_path: Path, command
 def test_marks() -> None:
     assert visible("plain text, tab\tnewline\n and é · ✓") == "plain text, tab\tnewline\n and é · ✓"
     assert visible("a\x00b\u202ec\x85") == "a\ufffdb\u27e8RLO\u27e9c\ufffd"
-    assert visible_bytes("x\u2067y\x01".encode()) == "x\u27e8RLI\u27e9y\ufffd".encode()
-    assert visible_bytes(b"\xc2\xb7 middle dot") == b"\xc2\xb7 middle dot"
+    assert visible("x\u2067y\x01") == "x\u27e8RLI\u27e9y\ufffd"
+    assert not hidden_chars("\u00b7 middle dot, \u200f a right-to-left mark") and hidden_chars("\x9b")
     assert terminal_visible("\u202eevil\x1b") == "\u27e8RLO\u27e9evil\u241b"
     # Valid JSON stays valid: only characters inside strings are replaced.
     assert orjson.loads(visible(orjson.dumps({"k": "\u202e"}).decode())) == {"k": "\u27e8RLO\u27e9"}
+
+
+def _shorten_by_every_cut(label: str, width: float) -> str:
+    """The shortening as it was (each cut from the label's length down): the reference for the bound."""
+    if text_width(label) <= width:
+        return label
+    keep_end = "/" in label or "\\" in label
+    for cut in range(len(label) - 1, 0, -1):
+        short = "…" + label[-cut:] if keep_end else label[:cut].rstrip() + "…"
+        if text_width(short) <= width:
+            return short
+    return "…"
+
+
+def test_long_labels_are_shortened_as_before_without_trying_every_cut() -> None:
+    rng = random.Random(31)
+    alphabet = "aiMW .-/日" + " " * 6
+    for _ in range(3000):
+        label = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 160)))
+        width = rng.choice([12.0, 40.0, 120.0, 300.0])
+        assert _shorten(label, width) == _shorten_by_every_cut(label, width), (label, width)
+    # A 100,000-character name: one measuring pass, a bounded number of tries.
+    assert _shorten("m" * 100_000, 120.0) == "m" * 8 + "…"

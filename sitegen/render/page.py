@@ -47,7 +47,7 @@ from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
-from sitegen.visible import hidden_chars, visible, visible_bytes
+from sitegen.visible import hidden_chars, visible
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
 
@@ -532,7 +532,7 @@ def _entry_links(transcript: Transcript, order: list[tuple[str, int]]) -> Markup
 
 def _html_bytes(html: str) -> bytes:
     # No control character or bidirectional override reaches the page raw (sitegen.visible).
-    return visible_bytes(html.encode("utf-8", "surrogatepass"))
+    return (visible(html) if hidden_chars(html) else html).encode("utf-8", "surrogatepass")
 
 
 # What the frame costs per entry, in _weight's units (fitted on the same session: 0.62 s of 4 s).
