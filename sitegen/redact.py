@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from typing import TypeVar, cast
 
-from sitegen.redact_rules import RULES, find_all, is_reference_or_placeholder, mark, random_looking
+from sitegen.redact_rules import RULES, docker_auth, find_all, is_reference_or_placeholder, mark, random_looking
 from sitegen.session.entries import clip_nesting
 
 __all__ = ["KINDS", "Redactor", "describe_counts", "redact_text", "redact_value"]
@@ -42,6 +42,7 @@ _STRONG_SUFFIXES = (
     "AUTH_KEY",
     "CREDENTIALS",
     "CREDENTIAL",
+    "PRIVATE_KEY_ID",
     "_PASS",
     "_PWD",
 )
@@ -61,7 +62,13 @@ def _name_strength(name: str) -> int:
     return 0
 
 
-def _assignment_value_ok(value: str, *, quoted: bool, env_style: bool, sep: str, strength: int) -> bool:
+# A bare value that is code, not a setting: a name, a number, an attribute.
+_CODE_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+")
+
+
+def _assignment_value_ok(
+    value: str, *, quoted: bool, env_style: bool, sep: str, strength: int, ini_line: bool = False
+) -> bool:
     value = value.strip()
     if len(value) < 4 or is_reference_or_placeholder(value):
         return False
@@ -75,11 +82,19 @@ def _assignment_value_ok(value: str, *, quoted: bool, env_style: bool, sep: str,
         return random_looking(value)
     if quoted:
         return True
-    # `password = user_input` in code assigns an expression; only env-style names take bare values.
+    # `password = user_input` in code assigns an expression; only env-style names take bare values, and
+    # a line of its own in an INI file (.pypirc, .my.cnf) whose value cannot be code.
     if sep == "=" and not env_style:
-        return False
+        return ini_line and (_CODE_VALUE.fullmatch(value) is None or random_looking(value))
     # `password: str`, `Token: see below`: a bare word after a colon is a type or prose.
     return not (sep != "=" and value.isalpha())
+
+
+def _alone_on_its_line(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is the whole line, but for spaces (`password = s3cret!` in an INI file)."""
+    before = text.rfind("\n", 0, start) + 1
+    after = text.find("\n", end)
+    return not text[before:start].strip() and not text[end : len(text) if after < 0 else after].strip()
 
 
 def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
@@ -114,13 +129,59 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
         if group == "bare" and v_end < len(text) and text[v_end] in "([":
             continue  # a call or subscript: os.environ["X"], getenv("X")
         env_style = flag or _ENV_NAME.fullmatch(name) is not None
-        if not _assignment_value_ok(value, quoted=group == "quoted", env_style=env_style, sep=sep, strength=strength):
+        ini_line = group == "bare" and _alone_on_its_line(text, start, v_end)
+        quoted = group == "quoted"
+        if not _assignment_value_ok(
+            value, quoted=quoted, env_style=env_style, sep=sep, strength=strength, ini_line=ini_line
+        ):
             continue
         pieces.append(text[done:v_start])
         pieces.append(mark(_ASSIGNMENT_KIND))
         done = v_end
         name_end = v_end
         counts[_ASSIGNMENT_KIND] += 1
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+# --- Cookie: a=b; session=… (a header, a JSON key, curl --cookie) -----------------------------------
+
+_COOKIE_KIND = "cookie"
+_COOKIE_HEAD = re.compile(r"cookie\\?[\"']?(?:[ \t]*[:=][ \t]*|(?<=-cookie)[ \t]+)\\?[\"']?", re.IGNORECASE)
+_COOKIE_PAIR = re.compile(r"[ \t]*(?P<name>[^=;,\s\"'\\]+)=(?P<value>[^;,\s\"'\\]*)")
+# Cookies that hold a session or a login whatever their value looks like; others only when random-looking.
+_SESSION_COOKIE = re.compile(r"sess|sid|auth|token|jwt|login|remember|csrf|xsrf", re.IGNORECASE)
+# Set-Cookie's attributes, which hold no secret.
+_COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority"})
+
+
+def _cookie_secret(name: str, value: str) -> bool:
+    if len(value) < 8 or name.lower() in _COOKIE_ATTRIBUTES or is_reference_or_placeholder(value):
+        return False
+    return random_looking(value) or _SESSION_COOKIE.search(name) is not None
+
+
+def _redact_cookies(text: str, lowered: str, counts: Counter[str]) -> str:
+    """The values of session and random-looking cookies after `Cookie:`, `Set-Cookie:`, `"cookie":`
+    or `--cookie`; `theme=dark` and the attributes (Path=/) stay."""
+    pieces: list[str] = []
+    done = 0
+    for at in find_all(lowered, "cookie"):
+        head = _COOKIE_HEAD.match(text, at) if at >= done else None
+        if head is None:
+            continue
+        position = head.end()
+        while (pair := _COOKIE_PAIR.match(text, position)) is not None:
+            if _cookie_secret(pair.group("name"), pair.group("value")):
+                pieces += (text[done : pair.start("value")], mark(_COOKIE_KIND))
+                done = pair.end("value")
+                counts[_COOKIE_KIND] += 1
+            position = pair.end()
+            if not text.startswith(";", position):
+                break
+            position += 1
     if not pieces:
         return text
     pieces.append(text[done:])
@@ -147,6 +208,11 @@ KINDS: tuple[str, ...] = (
     "url-token",
     "cli-password",
     "authorization",
+    "vault-token",
+    "digitalocean-token",
+    "telegram-token",
+    "docker-auth",
+    "cookie",
     _ASSIGNMENT_KIND,
 )
 
@@ -160,6 +226,7 @@ _HINT_LITERALS = (
     "-----begin", "eyj", "sk-", "_live_", "_test_", "whsec_", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-", "xox", "xapp-", "aiza", "://", "sig=", "signature=",
     "authorization", "npm_", "hf_", "sg.", "mysql", "mariadb", "sshpass", "curl", "wget", "login",
+    "hvs.", "hvb.", "hvr.", "_v1_", ":aa", "_auth", '"auth', "cookie",
 )
 # fmt: on
 _HINT = re.compile("|".join(re.escape(literal) for literal in _HINT_LITERALS))
@@ -181,6 +248,10 @@ def _redact(text: str, counts: Counter[str]) -> str:
         if text is not source:
             lowered, source = _lower(text), text
         text = rule.apply(text, lowered, counts)
+    if "cookie" in triggers:
+        if text is not source:
+            lowered, source = _lower(text), text
+        text = _redact_cookies(text, lowered, counts)
     if any(word in triggers for word in _SECRET_WORDS):
         if text is not source:
             lowered = _lower(text)
@@ -217,6 +288,12 @@ class Redactor:
         redacted = _redact(value, self.counts)
         if redacted is not value:
             return redacted
+        if name == "auth" and len(value) >= 8 and docker_auth(value):
+            self.counts["docker-auth"] += 1
+            return mark("docker-auth")
+        if name.lower() in ("cookie", "set-cookie"):
+            header = "cookie: " + value  # the header's value alone, as a JSON field holds it
+            return _redact_cookies(header, _lower(header), self.counts)[len("cookie: ") :]
         strength = _name_strength(name)
         if strength and _assignment_value_ok(value, quoted=True, env_style=False, sep="=", strength=strength):
             self.counts[_ASSIGNMENT_KIND] += 1

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["MARK_PREFIX", "RULES", "Rule", "find_all", "is_reference_or_placeholder", "mark", "random_looking"]
+__all__ = [
+    "MARK_PREFIX",
+    "RULES",
+    "Rule",
+    "docker_auth",
+    "find_all",
+    "is_reference_or_placeholder",
+    "mark",
+    "random_looking",
+]
 
 MARK_PREFIX = "[REDACTED:"
 
@@ -137,6 +148,19 @@ def _accept_authorization(match: re.Match[str], secret: str) -> bool:
     return match.group("scheme") is not None or not secret.isalpha()
 
 
+def _accept_docker_auth(match: re.Match[str], secret: str) -> bool:
+    return docker_auth(secret)
+
+
+def docker_auth(secret: str) -> bool:
+    """docker's config.json keeps "user:password" in base64 under "auth"; other values are left alone."""
+    try:
+        decoded = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded and decoded.isascii()
+
+
 def _sk_kind(secret: str) -> str:
     return "anthropic-key" if secret.startswith("sk-ant-") else "openai-key"
 
@@ -244,6 +268,36 @@ RULES: tuple[Rule, ...] = (
         "twilio-key",
         re.compile(rf"SK(?<![{_TOKEN_CHARS}]SK)[0-9a-f]{{32}}(?![{_TOKEN_CHARS}])"),
         _accept_random,
+    ),
+    # HashiCorp Vault service, batch and recovery tokens (hvs., hvb., hvr.).
+    Rule(
+        "vault-token",
+        re.compile(rf"hv[sbr]\.(?<![.{_TOKEN_CHARS}]hv.\.)[{_TOKEN_CHARS}]{{24,}}"),
+        _accept_random,
+    ),
+    # DigitalOcean personal access, OAuth and refresh tokens.
+    Rule(
+        "digitalocean-token",
+        re.compile(rf"do[opr]_v1_(?<![{_TOKEN_CHARS}]do._v1_)[a-f0-9]{{64}}(?![{_TOKEN_CHARS}])"),
+    ),
+    # A Telegram bot token: the bot's id, a colon and 35 characters starting "AA", alone or in a Bot API
+    # URL (https://api.telegram.org/bot<token>/sendMessage).
+    Rule(
+        "telegram-token",
+        re.compile(rf"(?:(?<=bot)|(?<![:.{_TOKEN_CHARS}]))[0-9]{{6,12}}:AA[{_TOKEN_CHARS}]{{33}}(?![{_TOKEN_CHARS}])"),
+        triggers=(":aa",),
+    ),
+    # .npmrc: //registry/:_authToken=<token or uuid>, _auth=<base64>, _password=<base64>.
+    Rule(
+        "npm-token",
+        re.compile(r"_(?:authToken|auth|password)[ \t]*=[ \t]*[\"']?(?P<secret>[^\s\"'#;]{8,})"),
+        _accept_url_password,
+    ),
+    # docker's ~/.docker/config.json: {"auths": {"registry": {"auth": "<base64 of user:password>"}}}.
+    Rule(
+        "docker-auth",
+        re.compile(r'"auth\\?"[ \t]*:[ \t]*\\?"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})\\?"'),
+        _accept_docker_auth,
     ),
     # A password in the URL's user part; an unencoded "#" or "@" in it is still the password (people
     # write them so, and URL parsers end the user part at the last "@" before the host).
