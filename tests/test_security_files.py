@@ -12,7 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 from sessions import SessionBuilder, text
-from site_helpers import run_sitegen
+from site_helpers import make_session, run_sitegen
+from test_robustness import _permission_checked
 
 from sitegen.session.blobs import MAX_BLOB_BYTES, BlobStore
 from sitegen.session.load import MAX_LINE_BYTES
@@ -169,3 +170,46 @@ def test_a_line_too_long_is_listed_and_memory_stays_bounded(tmp_path: Path) -> N
     migrated = run_sitegen("migrate", str(session), "--write", cwd=tmp_path)
     assert (session.stat().st_size, session.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     assert migrated.returncode in (0, 1), migrated.stderr
+
+
+def test_what_cannot_be_read_keeps_its_pages_and_is_listed(tmp_path: Path) -> None:
+    prefix = _permission_checked()
+    if prefix is None:
+        pytest.skip("root reads a file whatever its mode, and setpriv cannot stop that here")
+    agent = tmp_path / "agent"
+    make_session(agent, "/work/one", "one-1", "ZZ_ONE_ZZ")
+    locked_file = make_session(agent, "/work/one", "file-1", "ZZ_FILE_ZZ")
+    locked_folder = make_session(agent, "/work/two", "two-1", "ZZ_TWO_ZZ").parent
+    args = ("build", "--agent-dir", str(agent), "--out", "site")
+    assert run_sitegen(*args, cwd=tmp_path, prefix=prefix).returncode == 0
+    site = tmp_path / "site"
+    before = {p: p.read_bytes() for p in site.glob("sessions/*/*.html")}
+    assert len(before) == 3
+    # A folder that cannot be listed, and a file changed since (its size) that cannot be read.
+    with locked_file.open("ab") as handle:
+        handle.write(b"\n")
+    locked_folder.chmod(0)
+    locked_file.chmod(0)
+    try:
+        done = run_sitegen(*args, cwd=tmp_path, prefix=prefix)
+        assert done.returncode == 0, done.stderr
+        assert "0 removed" in done.stdout and "2 problems" in done.stdout, done.stdout
+        lines = done.stderr.splitlines()
+        assert [line for line in lines if str(locked_folder) in line] == [
+            f"problem: {locked_folder}: Cannot read this folder (Permission denied): "
+            "the pages of its sessions are kept as they were"
+        ]
+        assert any(str(locked_file) in line and "Permission denied" in line for line in lines)
+        # Every page is there as it was, and still listed.
+        assert {p: p.read_bytes() for p in site.glob("sessions/*/*.html")} == before
+        home = (site / "index.html").read_text() + "".join(p.read_text() for p in site.glob("projects/*.html"))
+        assert "ZZ_TWO_ZZ" in home and "ZZ_FILE_ZZ" in home
+        problems = (site / "problems.html").read_text()
+        assert str(locked_folder) in problems and str(locked_file) in problems
+    finally:
+        locked_folder.chmod(0o755)
+        locked_file.chmod(0o644)
+    # Readable again: nothing is listed, the changed file is rendered again.
+    again = run_sitegen(*args, cwd=tmp_path, prefix=prefix)
+    assert again.returncode == 0 and "0 problems" in again.stdout, again.stdout + again.stderr
+    assert "Cannot read" not in (site / "problems.html").read_text()

@@ -153,11 +153,14 @@ def encode_cwd(cwd: str) -> str:
     return "--" + re.sub(r"[/\\:]", "-", body) + "--"
 
 
-def _scan(folder: Path) -> list[os.DirEntry[str]]:
+def _scan(folder: Path, unreadable: list[tuple[Path, str]] | None = None) -> list[os.DirEntry[str]]:
+    """The folder's entries; one that is there but cannot be read is added to `unreadable` with why."""
     try:
         with os.scandir(folder) as it:
             return list(it)
-    except OSError:
+    except OSError as error:
+        if unreadable is not None and error.errno not in (errno.ENOENT, errno.ENOTDIR):
+            unreadable.append((folder, error.strerror or str(error)))
         return []
 
 
@@ -195,10 +198,15 @@ def not_a_file(path: Path) -> str | None:
 
 
 def session_files(
-    dirs: Sequence[Path], flat_dirs: Sequence[Path], *, non_files: bool = False
+    dirs: Sequence[Path],
+    flat_dirs: Sequence[Path],
+    *,
+    non_files: bool = False,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> list[tuple[Path, Path | None]]:
     """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders;
-    non_files adds what is named so but is no file to read (the site lists those as problems)."""
+    non_files adds what is named so but is no file to read (the site lists those as problems), and
+    `unreadable` gets each folder that is there but cannot be listed, with why."""
     seen: set[str] = set()
     found: list[tuple[Path, Path | None]] = []
 
@@ -214,12 +222,12 @@ def session_files(
             found.append((Path(entry.path), agent_dir))
 
     for agent_dir in dirs:
-        for project in _scan(agent_dir / "sessions"):
+        for project in _scan(agent_dir / "sessions", unreadable):
             if _is_dir(project):
-                for entry in _scan(Path(project.path)):
+                for entry in _scan(Path(project.path), unreadable):
                     add(entry, agent_dir)
     for flat in flat_dirs:
-        for entry in _scan(flat):
+        for entry in _scan(flat, unreadable):
             add(entry, None)
     return found
 

@@ -225,6 +225,28 @@ def _related_placeholder(site_dir: Path, page: str) -> None:
         replace_file(target, b"window.sitegenRelated([]);\n")
 
 
+def _shown_path(path: Path) -> str:
+    return os.fsdecode(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _inside(source: str, folders: list[tuple[Path, str]]) -> bool:
+    """Whether a session file lies in (or below) one of the folders that could not be listed."""
+    parents = Path(source).parents
+    return any(folder in parents for folder, _ in folders)
+
+
+def _keep_unreadable(old: ManifestEntry, problem: str | None) -> bool:
+    """A session with a page that cannot be read now (permissions, an I/O error), not one gone bad:
+    its page stays, listed, and it is read again next time (a fingerprint no file has)."""
+    if old.record is None or problem is None:
+        return False
+    if not problem.startswith(("Cannot read it: ", "Not a session file: it is unreadable")):
+        return False
+    old.problem = f"{problem}; its page is kept as the last build made it"
+    old.fingerprint = [-1, -1, -1]
+    return True
+
+
 def _hash(path: Path) -> tuple[str | None, str | None]:
     """The file's content hash, or None and why it cannot be read (it is then that session's problem)."""
     try:
@@ -330,7 +352,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     result = BuildResult(full=full)
     checkpoints = Checkpoints(out, manifest)
 
-    found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
+    unreadable: list[tuple[Path, str]] = []
+    found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo, unreadable=unreadable)
     sources = [source for source in found if is_utf8_path(source.path)]
     # A name that is not UTF-8 cannot go into the manifest, a page or a link: said, not silently dropped.
     unnamed = {
@@ -340,6 +363,12 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         for source in found
         if not is_utf8_path(source.path)
     }
+    # Nothing the user had goes because sitegen could not read it: a folder that cannot be listed
+    # keeps its sessions' pages from the last build, and is listed with why.
+    unnamed.update(
+        (_shown_path(folder), f"Cannot read this folder ({reason}): the pages of its sessions are kept as they were")
+        for folder, reason in unreadable
+    )
     # The problems page lists them: it is written again when they change.
     unnamed_changed, manifest.unnamed = unnamed != manifest.unnamed, unnamed
     result.sessions = len(sources)
@@ -368,6 +397,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 digest, problem = _hash(source.path)
                 if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2]:
                     old.fingerprint = stamp.to_json()  # touched, not changed
+                    if old.record is not None:
+                        old.problem = None  # readable again (see _keep_unreadable)
                     current[path] = old
                     continue
         planned = None
@@ -379,6 +410,10 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 if digest is None:
                     digest, problem = _hash(source.path)
                 problem = problem or "Not a session file"
+        if old is not None and _keep_unreadable(old, problem):
+            current[path] = old
+            new_problems.append(old)
+            continue
         if planned is None:
             # Listed on the problems page as a broken session is; a page it had keeps its address.
             kept = (old.key, old.project_slug, old.page) if old is not None else ("", "", "")
@@ -399,6 +434,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     jobs = render_order(link_parents(jobs, pages, _parent_session, titles), {p: s for p, (s, _) in pending.items()})
     # Their pages go once no index links to them (at the end), so a build stopped before then
     # leaves no link to a missing page.
+    for path, entry in previous.items():
+        if path not in current and path not in pending and _inside(path, unreadable):
+            current[path] = entry
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
     result.removed.extend(entry.key for entry in removed)
 
