@@ -38,6 +38,7 @@ from sitegen.site.jobs import (
 )
 from sitegen.site.lock import Holder, site_lock, take_unclean_end
 from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
+from sitegen.site.placeholders import INDEX_PAGES, write_placeholders
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import write_related
 from sitegen.site.search import SearchDocInfo, update_search_index
@@ -483,6 +484,11 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         raise
 
     manifest.sessions = current
+    if not (out / "index.html").exists():
+        # A first build stopped from here on (prompts, search, the index pages) leaves no link to a
+        # page not written yet: each is there first, saying the build writes it.
+        projects = sorted({f"projects/{record.project_slug}.html" for record in manifest.records()})
+        write_placeholders(out, assets, [*projects, *INDEX_PAGES])
     result.problems = [f"{source}: {message}" for source, message in [*manifest.problems(), *manifest.defects()]]
     with clock.phase("prompts"):
         changed = bool(jobs or removed or full or not manifest.complete)
