@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from browser import assert_clean, open_page
+from sessions import SessionBuilder, text
 from site_helpers import build, make_session
 
+from sitegen.render.export import export_html, load_transcript
 from sitegen.site.serve import make_server
 
 if TYPE_CHECKING:
@@ -100,3 +104,29 @@ def test_a_foreign_origin_reads_nothing_through_script_tags(browser: Browser, tm
             assert stolen == [] and loaded == 0 and failed == count, host
     finally:
         server.close()
+
+
+def test_an_unbroken_token_breaks_for_layout_and_copies_whole(browser: Browser, tmp_path: Path) -> None:
+    token = "ZZTOKENZZ" + "".join(random.Random(9).choice("abcdef0123456789") for _ in range(200_000))
+    b = SessionBuilder(session_id="token-1")
+    b.user("u1", token)
+    b.assistant("a1", [text(f"see {token} here")])
+    page_path = tmp_path / "page.html"
+    page_path.write_text(export_html(load_transcript(b.write(tmp_path / "token.jsonl"))))
+    page, watch = open_page(browser, page_path, width=390)
+    try:
+        assert page.locator("#entry-u1 .long-word").count() == 1
+        # What a reader copies is the token as written: nothing was added to break it.
+        copied = page.evaluate(
+            """() => { const p = document.querySelector('#entry-u1 .md p'); const range = document.createRange();
+            range.selectNodeContents(p); const selection = getSelection(); selection.removeAllRanges();
+            selection.addRange(range); return selection.toString(); }"""
+        )
+        assert copied == token
+        assert page.evaluate("document.querySelector('#entry-a1 .md p').textContent") == f"see {token} here"
+        # Broken into lines on a phone, not one line scrolling sideways.
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        assert page.evaluate("document.querySelector('#entry-u1 .long-word').getClientRects().length") > 100
+        assert_clean(watch)
+    finally:
+        page.context.close()

@@ -13,6 +13,7 @@ from sessions import SessionBuilder, text, tool_call
 from site_helpers import run_sitegen
 
 from sitegen.cli_text import visible as terminal_visible
+from sitegen.render.text import break_long_words
 from sitegen.site.charts import _shorten, text_width
 from sitegen.visible import hidden_chars, visible
 
@@ -114,3 +115,11 @@ def test_long_labels_are_shortened_as_before_without_trying_every_cut() -> None:
         assert _shorten(label, width) == _shorten_by_every_cut(label, width), (label, width)
     # A 100,000-character name: one measuring pass, a bounded number of tries.
     assert _shorten("m" * 100_000, 120.0) == "m" * 8 + "…"
+
+
+def test_long_words_are_wrapped_for_layout_only_outside_tags() -> None:
+    run = "a" * 300 + "&amp;" + "b" * 300
+    html = f'<p>{run}</p><img src="data:image/png;base64,{"Q" * 900}"> <code>{"c" * 499}</code>'
+    out = break_long_words(html)
+    assert out == html.replace(run, f'<span class="long-word">{run}</span>')
+    assert break_long_words("short <b>text</b>") == "short <b>text</b>"

@@ -41,7 +41,7 @@ from sitegen.render.navigation import (
     tree_rows_html,
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
-from sitegen.render.text import escape_text, fold_text, html_escape, human_size
+from sitegen.render.text import break_long_words, escape_text, fold_text, html_escape, human_size
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
@@ -385,7 +385,7 @@ class PageRenderer:
                 try:
                     with collector_paused():
                         entries = [f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired]
-                    html = _html_bytes("".join(entries))
+                    html = _html_bytes(break_long_words("".join(entries)))
                 finally:
                     highlighter.later = False
                 yield _deferred(html, at + start) if deferred else html

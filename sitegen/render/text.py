@@ -11,8 +11,10 @@ from markupsafe import Markup, escape
 __all__ = [
     "FOLD_AFTER_LINES",
     "INTRAWORD_UNDERSCORES",
+    "LONG_WORD",
     "PREVIEW_LINES",
     "Folded",
+    "break_long_words",
     "escape_text",
     "fold_text",
     "html_escape",
@@ -27,6 +29,35 @@ FOLD_AFTER_LINES = 40
 PREVIEW_LINES = 24
 FOLD_AFTER_CHARS = 8000
 PREVIEW_CHARS = 3000
+
+
+# A run of text this long without a space is wrapped in <span class="long-word">, which breaks it
+# between any two characters (word-break: break-all): a browser finding where one unbroken
+# 200,000-character token may break (overflow-wrap: anywhere) took seconds. One element per run,
+# and nothing is added to what is copied.
+LONG_WORD = 500
+# A run of characters that are neither space nor tag delimiters, from its start only (the lookbehind
+# keeps the scan linear).
+_LONG_RUN = re.compile(rf"(?<![^\s<>])[^\s<>]{{{LONG_WORD},}}")
+
+
+def break_long_words(html: str) -> str:
+    """The markup of entries with each text run longer than LONG_WORD in a span that may break
+    anywhere; runs inside a tag (an attribute, an image's data URL) are left alone."""
+    if len(html) < LONG_WORD:
+        return html
+    pieces: list[str] = []
+    done = 0
+    for match in _LONG_RUN.finditer(html):
+        start, end = match.span()
+        if html.rfind("<", 0, start) > html.rfind(">", 0, start):
+            continue  # inside a tag
+        pieces += (html[done:start], '<span class="long-word">', match.group(), "</span>")
+        done = end
+    if not pieces:
+        return html
+    pieces.append(html[done:])
+    return "".join(pieces)
 
 
 def escape_text(text: str) -> Markup:
