@@ -19,6 +19,8 @@ from sitegen.visible import hidden_chars, visible
 
 # NUL, BEL, ESC (a colour), a C1 CSI, an override, an isolate, DEL: in every string a session holds.
 HOSTILE = "ZZ\x00A\x07B\x1b[31mC\x9bD\u202eE\u2066F\u2069G\x7fZZ"
+# Words both sessions use, so that each lists the other as related (with its hostile title).
+SHARED = "grammar lexer tokenizer parser precedence backtracking memoization"
 RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # orjson writes C0 as \u00XX escapes, which a page's script would turn back into the characters.
 ESCAPED = re.compile(r"\\u00[01][0-9a-fA-F]|\\u007[fF]|\\u00[89][0-9a-fA-F]|\\u202[a-eA-E]|\\u206[6-9]")
@@ -30,7 +32,7 @@ def _hostile_agent(agent: Path) -> None:
     b = SessionBuilder(session_id=f"id-{HOSTILE}", cwd=f"/work/{HOSTILE}", **header)
     b.add("session_info", "i1", None, name=f"title {HOSTILE}")
     b.add("model_change", "m1", provider=f"prov{HOSTILE}", modelId=f"model{HOSTILE}")
-    b.user("u1", f"prompt {HOSTILE}")
+    b.user("u1", f"prompt {HOSTILE} {SHARED}")
     b.assistant(
         "a1",
         [text(f"answer {HOSTILE}"), tool_call("c1", f"tool{HOSTILE}", path=f"/p/{HOSTILE}.py", command=HOSTILE)],
@@ -43,8 +45,12 @@ def _hostile_agent(agent: Path) -> None:
     b.write(folder / "2026-01-01T00-00-00-000Z_hostile.jsonl")
     # A v1 header names its origin branchedFrom: the NUL there once stopped the whole build.
     v1 = SessionBuilder(session_id="v1-branch", cwd=f"/work/{HOSTILE}", version=1, branchedFrom=f"/y/{HOSTILE}")
-    v1.user("u1", "ZZ_SECOND_ZZ")
+    v1.user("u1", f"ZZ_SECOND_ZZ {SHARED}")
     v1.write(folder / "2026-01-01T00-00-01-000Z_second.jsonl")
+    # A third that shares none of the words: shared words weigh nothing in a pair of sessions.
+    third = SessionBuilder(session_id="third", cwd="/work/other")
+    third.user("u1", "ZZ_THIRD_ZZ about gardening tomatoes")
+    third.write(agent / "sessions" / "--work-other--" / "2026-01-01T00-00-02-000Z_third.jsonl")
 
 
 def test_no_field_stops_the_build_or_reaches_the_site_raw(tmp_path: Path) -> None:
@@ -52,7 +58,7 @@ def test_no_field_stops_the_build_or_reaches_the_site_raw(tmp_path: Path) -> Non
     _hostile_agent(agent)
     before = {p: p.read_bytes() for p in agent.rglob("*") if p.is_file()}
     done = run_sitegen("build", "--agent-dir", str(agent), "--out", "site", cwd=tmp_path)
-    assert done.returncode == 0 and "2 rendered" in done.stdout, done.stderr
+    assert done.returncode == 0 and "3 rendered" in done.stdout, done.stderr
     site = tmp_path / "site"
     checked = 0
     for path in site.rglob("*"):
@@ -64,6 +70,8 @@ def test_no_field_stops_the_build_or_reaches_the_site_raw(tmp_path: Path) -> Non
             assert path.suffix != ".js" or not ESCAPED.search(content), (path, ESCAPED.findall(content))
             checked += 1
     assert checked > 8
+    related = "".join(p.read_text() for p in site.glob("sessions/*/*.related.js"))
+    assert "title ZZ" in related and "\u27e8RLO\u27e9" in related
     home = (site / "index.html").read_text()
     # Shown as marks: a reader sees that something was there, and in which order (a title drops NULs).
     assert "title ZZA\ufffdB\ufffd[31mC\ufffdD\u27e8RLO\u27e9E\u27e8LRI\u27e9F\u27e8PDI\u27e9G\ufffdZZ" in home
