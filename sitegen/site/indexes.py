@@ -21,6 +21,7 @@ __all__ = [
     "ProjectSummary",
     "PromptsSummary",
     "recent_sessions",
+    "repaired_sessions",
     "summarise_projects",
 ]
 
@@ -63,6 +64,15 @@ def summarise_projects(records: list[SessionRecord], stats: Stats | None = None)
             totals.last = max(totals.last or 0, record.modified_ms)
     ordered = sorted(projects.values(), key=lambda p: (-(p.last or 0), p.name))
     return ordered, totals
+
+
+def repaired_sessions(records: list[SessionRecord]) -> list[tuple[SessionRecord, str]]:
+    """Sessions rendered after a repair the agents would not make, with one line saying which."""
+    return [
+        (record, f"{record.ids_chained} entries without an id, shown in file order")
+        for record in sorted(records, key=lambda r: r.source)
+        if record.ids_chained
+    ]
 
 
 def recent_sessions(records: list[SessionRecord], count: int = RECENT_SESSIONS) -> list[SessionRecord]:
@@ -165,6 +175,7 @@ class IndexWriter:
                     problems=session_problems,
                     defects=defects,
                     prompt_problems=prompts.problems,
+                    repairs=repaired_sessions(records),
                 ),
             ),
             ("search.html", self._render("search.html.j2", "", len(problems))),

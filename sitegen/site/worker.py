@@ -171,6 +171,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
         defects=transcript.defects,
+        ids_chained=transcript.ids_chained,
         size=_file_size(job.source),
     )
 
