@@ -35,16 +35,26 @@ PREVIEW_CHARS = 3000
 # between any two characters (word-break: break-all): a browser finding where one unbroken
 # 200,000-character token may break (overflow-wrap: anywhere) took seconds. One element per run,
 # and nothing is added to what is copied.
-LONG_WORD = 500
+LONG_WORD = 1000
 # A run of characters that are neither space nor tag delimiters, from its start only (the lookbehind
-# keeps the scan linear).
+# keeps the scan linear), and one such character.
 _LONG_RUN = re.compile(rf"(?<![^\s<>])[^\s<>]{{{LONG_WORD},}}")
+_BREAK = re.compile(r"[\s<>]")
+
+
+def _may_hold_long_word(html: str) -> bool:
+    """Whether some window of LONG_WORD // 2 characters, at a multiple of that, has no space or tag:
+    a run of LONG_WORD covers one. In text each search stops at the window's first space, so this
+    costs a small fraction of a scan for the runs themselves."""
+    half = LONG_WORD // 2
+    search = _BREAK.search
+    return any(search(html, start, start + half) is None for start in range(0, len(html) - half + 1, half))
 
 
 def break_long_words(html: str) -> str:
     """The markup of entries with each text run longer than LONG_WORD in a span that may break
     anywhere; runs inside a tag (an attribute, an image's data URL) are left alone."""
-    if len(html) < LONG_WORD:
+    if len(html) < LONG_WORD or not _may_hold_long_word(html):
         return html
     pieces: list[str] = []
     done = 0
