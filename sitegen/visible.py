@@ -37,4 +37,9 @@ def visible(text: str) -> str:
     """`text` with each control character as U+FFFD and each bidirectional control as its name (⟨RLO⟩)."""
     if _HIDDEN.search(text) is None:
         return text
-    return text.translate(_TABLE)
+    # A substitution per character found: str.translate looks up every character of a long page.
+    return _HIDDEN.sub(_mark, text)
+
+
+def _mark(match: re.Match[str]) -> str:
+    return _TABLE[ord(match.group())]

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sitegen.errors import SitegenError
+from sitegen.fileio import open_regular
 from sitegen.session.load import read_header
 
 __all__ = ["OutputRefused", "check_output_place", "refused_output"]
@@ -52,9 +53,19 @@ def refused_output(place: Path, inputs: Iterable[Path], sessions: Iterable[Path]
     if resolved.suffix == ".jsonl" or any(resolved == _resolved(session) for session in sessions):
         return f"over a session file: {place}"
     # A session file outside the agents' folders (a copy, a --session path): read its first line only.
-    if resolved.is_file() and read_header(resolved) is not None:
+    if resolved.is_file() and _starts_like_json(resolved) and read_header(resolved) is not None:
         return f"over a session file: {place}"
     return None
+
+
+def _starts_like_json(path: Path) -> bool:
+    """Whether the file's first byte but spaces opens a JSON object: read_header would otherwise read
+    a long page of HTML line by line, looking for a header further down."""
+    try:
+        with open_regular(path) as handle:
+            return handle.read(256).lstrip().startswith(b"{")
+    except OSError:
+        return False
 
 
 def check_output_place(
