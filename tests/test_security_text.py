@@ -131,3 +131,26 @@ def test_long_words_are_wrapped_for_layout_only_outside_tags() -> None:
     out = break_long_words(html)
     assert out == html.replace(run, f'<span class="long-word">{run}</span>')
     assert break_long_words("short <b>text</b>") == "short <b>text</b>"
+
+
+def _wrapped_by_regex(html: str) -> str:
+    """The reference for break_long_words: every run found by one regex, the tag checked by rfind."""
+    pieces: list[str] = []
+    done = 0
+    for match in re.finditer(r"(?<![^\s<>])[^\s<>]{1000,}", html):
+        start, end = match.span()
+        if html.rfind("<", 0, start) < html.rfind(">", 0, start) or "<" not in html[:start]:
+            pieces += (html[done:start], '<span class="long-word">', match.group(), "</span>")
+            done = end
+    return "".join([*pieces, html[done:]]) if pieces else html
+
+
+def test_long_words_are_found_as_a_scan_of_every_run_finds_them() -> None:
+    rng = random.Random(31)
+    for _ in range(2000):
+        parts = []
+        for _ in range(rng.randrange(1, 8)):
+            parts.append(rng.choice(["a", "&amp;", "é"]) * rng.choice([1, 5, 400, 999, 1000, 1001, 2500]))
+            parts.append(rng.choice([" ", "\n", "<b>", "</b>", '<img src="', '">', "\u00a0"]))
+        html = "".join(parts)
+        assert break_long_words(html) == _wrapped_by_regex(html), html[:80]
