@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from sitegen.cli_stats import stats_command
 from sitegen.cli_text import json_text as _json_text
 from sitegen.cli_text import printable as _printable
 from sitegen.cli_text import visible as _visible
@@ -146,7 +147,7 @@ def list_command(
     dirs = _dirs(agent_dir)
     infos = list_all(dirs) if all_projects else list_sessions(os.getcwd(), dirs)
     if all_projects:
-        infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: (-i.modified, str(i.path)))
+        infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: i.order)
     if as_json:
         sys.stdout.write(_json_text([_printable(i.to_json()) for i in infos]) + "\n")
         return
@@ -158,7 +159,7 @@ def list_command(
     for info in infos:
         title = info.display_title
         where = f"  {info.cwd}" if all_projects else ""
-        line = f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}"
+        line = f"{info.id[:8]}  {format_time(info.active)[:16]}  {info.message_count:>5} msgs  {title}{where}"
         typer.echo(_visible(line))
 
 
@@ -305,13 +306,23 @@ def export_command(
             "(budget); all of it (full); or only where it is (none).",
         ),
     ] = "budget",
+    export_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="html|md|json",
+            help="html: the page (default); md: a Markdown transcript; json: every entry as the page reads it.",
+        ),
+    ] = "html",
     agent_dir: AgentDirOption = None,
     odek_dir: OdekDirOption = None,
 ) -> None:
-    """Write one self-contained HTML page for a session."""
+    """Write one self-contained HTML page for a session (or Markdown, or JSON, with --format)."""
     with imports_settled():
         from sitegen.render.export import export_page, load_transcript
 
+    if export_format not in ("html", "md", "json"):
+        raise typer.BadParameter(f"{export_format!r} is not one of html, md, json", param_hint="--format")
     if artifacts not in ("budget", "full", "none"):
         raise typer.BadParameter(f"{artifacts!r} is not one of budget, full, none", param_hint="--artifacts")
     if output is not None and out is not None and output != out:
@@ -320,7 +331,17 @@ def export_command(
     path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = _redactor() if redact else None
-    target = _export_target(output, path, [*_dirs(agent_dir), *_odek_dirs(odek_dir)])
+    target = _export_target(output, path, [*_dirs(agent_dir), *_odek_dirs(odek_dir)], f".{export_format}")
+    if export_format != "html":
+        from sitegen.cli_export import export_text
+
+        export_text(transcript, path, target, export_format, _dirs(agent_dir), **_filters(redactor))
+        if redactor is not None:
+            _report_redactions(redactor)
+        typer.echo(f"Exported to: {target}")
+        if open_page:
+            _open_in_browser(str(target))
+        return
     try:
         export_page(transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor))
     except OSError as error:
@@ -402,6 +423,10 @@ def history_command(
         raise typer.Exit(1)
 
 
+# Its own module, so that commands added beside it merge without touching each other.
+app.command("stats")(user_errors(stats_command))
+
+
 def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:
     """A folder named on the command line must exist: a typo would otherwise build an empty site."""
     for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
@@ -410,20 +435,26 @@ def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None)
                 raise fail(f"Not a folder: {option} {folder}")
 
 
-def _export_target(output: Path | None, session: Path, inputs: list[Path]) -> Path:
-    """Where the page goes: OUTPUT, <stem>.html inside OUTPUT when it is a folder, or here; never where
-    `build --out` would refuse (sitegen.session.places), nor into the session's artifacts."""
-    from sitegen.session.places import check_output_place
+def _export_target(output: Path | None, session: Path, inputs: list[Path], suffix: str = ".html") -> Path:
+    """Where the export goes: OUTPUT, <stem><suffix> inside OUTPUT when it is a folder, or here; never
+    where `build --out` would refuse (sitegen.session.output_guard), nor into the session's artifacts."""
+    from sitegen.session.output_guard import check_output_place
 
     if output is None:
-        target = Path.cwd() / f"{session.stem}.html"
+        target = Path.cwd() / f"{session.stem}{suffix}"
     elif output.is_dir():
-        # The folder it goes into is asked first: `-o /` or `-o ~` would spread pages there.
+        # The folder it goes into is asked first: `-o /` or `-o ~` would spread files there.
         check_output_place(output, inputs, [session])
-        target = output / f"{session.stem}.html"
+        target = output / f"{session.stem}{suffix}"
     else:
         target = output
     check_output_place(target, inputs, [session])
+    if suffix != ".html":
+        from sitegen.cli_export import refused_text_target
+
+        refusal = refused_text_target(target, session)
+        if refusal is not None:
+            raise fail(refusal)
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")
     blocking = next((folder for folder in target.parents if folder.exists() and not folder.is_dir()), None)

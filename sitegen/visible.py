@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI_MARKS", "hidden_chars", "visible"]
+from markupsafe import Markup
+
+__all__ = ["BIDI_MARKS", "hidden_chars", "visible", "visible_utf8", "visible_value"]
 
 # Embeddings, overrides and isolates reorder what follows them on screen ("Trojan source"): each is
 # shown by its name instead, so a title or a path reads as it is stored.
@@ -43,3 +45,26 @@ def visible(text: str) -> str:
 
 def _mark(match: re.Match[str]) -> str:
     return _TABLE[ord(match.group())]
+
+
+def visible_value(value: object) -> object:
+    """jinja's finalize: every value a template shows (titles, paths, names, in text and attributes)
+    made visible(); markup stays markup, other values stay as they are."""
+    if isinstance(value, str) and hidden_chars(value):
+        return Markup(visible(value)) if isinstance(value, Markup) else visible(value)
+    return value
+
+
+# C0 controls (but tab, newline, carriage return) and DEL as UTF-8 bytes (no other character's encoding
+# holds these bytes).
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def visible_utf8(html: str) -> bytes:
+    """A page's text as UTF-8, made visible() first when it needs it."""
+    data = html.encode("utf-8", "surrogatepass")
+    # C0 controls are single bytes, which bytes.translate finds in a third of a regex scan's time; C1
+    # controls and bidi overrides are not ASCII, and most chunks of a page are (isascii costs nothing).
+    if len(data.translate(None, _CONTROL_BYTES)) == len(data) and (html.isascii() or not hidden_chars(html)):
+        return data
+    return visible(html).encode("utf-8", "surrogatepass")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from site_helpers import make_session, run_sitegen
 
-from sitegen.session.places import refused_output
+from sitegen.session.output_guard import refused_output
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:

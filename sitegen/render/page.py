@@ -25,7 +25,7 @@ from sitegen.gcpause import collector_paused, heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
-from sitegen.render.entries import entry_html, format_time, format_tokens
+from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
@@ -42,12 +42,14 @@ from sitegen.render.navigation import (
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import break_long_words, escape_text, fold_text, html_escape, human_size
+from sitegen.render.timeline import timeline_svg
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
+from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
-from sitegen.visible import hidden_chars, visible
+from sitegen.visible import visible_utf8, visible_value
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
 
@@ -66,16 +68,25 @@ LAZY_CHUNK_NODES = 64
 # A long page's tree holds its first rows (more than a sidebar shows); tree.js draws the rest from raw
 # text as the sidebar scrolls: laying out tens of thousands of rows was most of the page's opening time.
 LAZY_TREE_ROWS = 100
-# C0 controls (but tab, newline, carriage return) and DEL as UTF-8 bytes (no other character's encoding
-# holds these bytes).
-_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
-PAGE_STYLES = ("theme.css", "page.css", "conversation.css", "views.css", "sidebar.css", "highlight.css")
+PAGE_STYLES = (
+    "theme.css",
+    "page.css",
+    "conversation.css",
+    "views.css",
+    "sidebar.css",
+    "highlight.css",
+    "copy.css",
+    "palette.css",
+)
 PAGE_SCRIPTS = (
+    "layout.js",
     "keys.js",
     "chunks.js",
     "highlight.js",
     "page.js",
+    "copy.js",
+    "folds.js",
     "totals.js",
     "treerows.js",
     "tree.js",
@@ -149,6 +160,8 @@ class EntryContext:
     prefix: str = ""
     system_prompt: str | None = None
     subagent_urls: dict[str, str] = field(default_factory=dict)
+    # Result entry id -> ms from its call (sitegen.transcript.activity.call_durations): "took 1.2 s".
+    durations: dict[str, int] = field(default_factory=dict)
 
     @staticmethod
     def usage_attr(node: Node) -> str:
@@ -247,14 +260,8 @@ def template_environment() -> Environment:
     env.filters["text"] = escape_text
     # Every value a template shows (titles, paths, names, in text and attributes) without control
     # characters or bidirectional overrides; markup stays markup.
-    env.finalize = _visible_value
+    env.finalize = visible_value
     return env
-
-
-def _visible_value(value: object) -> object:
-    if isinstance(value, str) and hidden_chars(value):
-        return Markup(visible(value)) if isinstance(value, Markup) else visible(value)
-    return value
 
 
 def asset_text(name: str) -> str:
@@ -342,6 +349,7 @@ class PageRenderer:
             labels=transcript.tree.labels,
             kept_marks=kept_marks(transcript),
             prefix=prefix,
+            durations=call_durations(transcript),
         )
         return Markup(self._nested.render(t=transcript, nodes=nodes, ctx=ctx))
 
@@ -366,6 +374,7 @@ class PageRenderer:
             context_attrs=transcript.context_marks,
             system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
+            durations=call_durations(transcript),
         )
 
         lazy = len(nodes) > LAZY_AFTER_NODES
@@ -474,6 +483,7 @@ class PageRenderer:
             version=__version__,
             totals_rows=_totals_rows,
             turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
+            timeline=timeline_svg(transcript, [transcript.by_id[i] for i in path_ids]),
         )
         head, tail = page.split(slot)
         return head, tail
@@ -542,13 +552,7 @@ def _entry_links(transcript: Transcript, order: list[tuple[str, int]]) -> Markup
 
 
 def _html_bytes(html: str) -> bytes:
-    """The page's text as UTF-8, with no control character or bidirectional override raw (sitegen.visible)."""
-    data = html.encode("utf-8", "surrogatepass")
-    # C0 controls are single bytes, which bytes.translate finds in a third of a regex scan's time; C1
-    # controls and bidi overrides are not ASCII, and most chunks of a page are (isascii costs nothing).
-    if len(data.translate(None, _CONTROL_BYTES)) == len(data) and (html.isascii() or not hidden_chars(html)):
-        return data
-    return visible(html).encode("utf-8", "surrogatepass")
+    return visible_utf8(html)
 
 
 # What the frame costs per entry, in _weight's units (fitted on the same session: 0.62 s of 4 s).
@@ -572,15 +576,16 @@ def _weight(node: Node) -> int:
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
     usage = totals.usage
-    return [
-        ("Messages", f"{totals.messages:,}"),
-        ("Tool calls", f"{totals.tool_calls:,}"),
+    counts = [("Messages", f"{totals.messages:,}"), ("Tool calls", f"{totals.tool_calls:,}")]
+    figures = [
         ("Input tokens", format_tokens(usage.input)),
         ("Output tokens", format_tokens(usage.output)),
         ("Cache read", format_tokens(usage.cache_read)),
         ("Cache write", format_tokens(usage.cache_write)),
         ("Cost", f"${usage.cost:.4f}"),
     ]
+    # No message recorded its usage: it is unknown, not zero.
+    return counts + (figures if totals.usage_known else [(name, UNKNOWN_USAGE) for name, _ in figures])
 
 
 def _content_security_policy(styles: list[str] | None, scripts: list[str] | None) -> str:

@@ -5,11 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from markupsafe import Markup
+
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
+from sitegen.render.entries import UNKNOWN_USAGE, format_cost
 from sitegen.render.header import duration_text, minute_text, short_model
+from sitegen.render.navigation import path_html
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
+from sitegen.site.all_sessions import (
+    ALL_SESSIONS_DATA,
+    ALL_SESSIONS_PAGE,
+    FIRST_ROWS,
+    listing_order,
+    session_index_script,
+)
+from sitegen.site.analytics import Analytics, compute_analytics, compute_windows, windows_to
 from sitegen.site.jobs import NEWEST_FIRST
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
@@ -38,6 +50,9 @@ class ProjectSummary:
     last: int | None = None
     tokens: int = 0
     cost: float = 0.0
+    usage_known: bool = False  # a message of its sessions recorded its usage
+    # Active in the 7 days up to the site's last day with activity (sitegen.site.analytics.windows_to).
+    active_week_ms: int = 0
 
 
 @dataclass(slots=True)
@@ -46,17 +61,32 @@ class Totals:
     tokens: int = 0
     cost: float = 0.0
     last: int | None = None
+    usage_known: bool = False
+    week: str = ""  # the last of the 7 days the projects' active time is of (YYYY-MM-DD)
 
 
-def summarise_projects(records: list[SessionRecord], stats: Stats | None = None) -> tuple[list[ProjectSummary], Totals]:
-    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records)
-    when already made); usage that /fork copied into several files counts once."""
+def summarise_projects(
+    records: list[SessionRecord], stats: Stats | None = None, windows: list[Analytics] | None = None
+) -> tuple[list[ProjectSummary], Totals]:
+    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records),
+    `windows`: compute_windows(records, windows_to(stats.last_day)), when already made); usage that
+    /fork copied into several files counts once."""
     stats = stats if stats is not None else compute_stats(records)
     projects = {
-        tally.key: ProjectSummary(tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost)
+        tally.key: ProjectSummary(
+            tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost, usage_known=tally.usage_known
+        )
         for tally in stats.projects
     }
-    totals = Totals(sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost)
+    totals = Totals(
+        sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost, usage_known=stats.totals.usage_known
+    )
+    week = windows[-1] if windows is not None else compute_analytics(records, windows_to(stats.last_day)[-1])
+    if week.window.last is not None:
+        totals.week = week.window.last
+        for tally in week.projects:
+            if tally.key in projects:
+                projects[tally.key].active_week_ms = tally.ms
     for record in records:
         if record.modified_ms is not None:
             project = projects[record.project_slug]
@@ -106,7 +136,10 @@ class IndexWriter:
             fmt_duration=_duration,
             fmt_size=human_size,
             fmt_tokens=format_tokens,
+            fmt_cost=format_cost,
+            unknown_usage=UNKNOWN_USAGE,
             short_model=short_model,
+            path_html=lambda path: Markup(path_html(path)),
             version=__version__,
         )
 
@@ -118,6 +151,24 @@ class IndexWriter:
         return self.env.get_template(template).render(
             root=root, assets=self.assets, problem_count=problem_count, **context
         )
+
+    def write_all_sessions(
+        self, records: list[SessionRecord], names: dict[str, str], problem_count: int, first_rows: int = FIRST_ROWS
+    ) -> list[str]:
+        """The All sessions page and its data file (first: the page, the palette and the keys read it);
+        `names`: project slug -> name; `first_rows`: rows the page carries itself."""
+        written = self._write(ALL_SESSIONS_DATA, session_index_script(records, names))
+        html = self._render(
+            "all_sessions.html.j2",
+            "",
+            problem_count,
+            sessions=listing_order(records),
+            project_names=names,
+            project_count=len({record.project_slug for record in records}),
+            first_rows=first_rows,
+            data=ALL_SESSIONS_DATA,
+        )
+        return written + self._write(ALL_SESSIONS_PAGE, html)
 
     def write_all(
         self,
@@ -137,12 +188,14 @@ class IndexWriter:
         # Counted together in every page's navigation; listed apart on the problems page.
         problems = [*session_problems, *defects, *prompts.problems]
         stats = compute_stats(records)
-        projects, totals = summarise_projects(records, stats)
+        # All time, the last 30 and 7 days: the home page shows the last, the stats page all three.
+        windows = compute_windows(records, windows_to(stats.last_day))
+        projects, totals = summarise_projects(records, stats, windows)
         written: list[str] = []
         by_project: dict[str, list[SessionRecord]] = {}
         for record in records:
             by_project.setdefault(record.project_slug, []).append(record)
-        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost] for p in projects}
+        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost, p.usage_known] for p in projects}
         for project in projects:
             unchanged = manifest.projects.get(project.slug) == shown[project.slug]
             if touched_projects is not None and project.slug not in touched_projects and unchanged and not building:
@@ -150,6 +203,10 @@ class IndexWriter:
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
             written += self._write(f"projects/{project.slug}.html", html)
+        # Every page's navigation links the list of all sessions, written with the home page (in a long
+        # build too), its data file first: the page, the palette and the session pages' keys read it.
+        names = {p.slug: p.name for p in projects}
+        written += self.write_all_sessions(records, names, len(problems))
         # After the project pages, which it links to: a build stopped in between links to none missing.
         home = self._render(
             "home.html.j2",
@@ -159,8 +216,9 @@ class IndexWriter:
             totals=totals,
             recent=recent_sessions(records),
             prompts=prompts,
-            project_names={p.slug: p.name for p in projects},
+            project_names=names,
             building=building,
+            all_sessions=ALL_SESSIONS_PAGE,
         )
         written += self._write("index.html", home)
         if building:
@@ -189,6 +247,7 @@ class IndexWriter:
                     version=__version__,
                     problem_count=len(problems),
                     stats=stats,
+                    windows=windows,
                 ),
             ),
         ):

@@ -13,6 +13,7 @@ from sitegen.odek.store import is_session_filename
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import artifacts_dir_for
 from sitegen.session.discover import env_session_dirs, not_a_file, session_files
+from sitegen.session.places import profile_of
 
 __all__ = [
     "Fingerprint",
@@ -34,6 +35,7 @@ class Source:
     family: str  # "pi" or "odek"
     # Why a path named like a session is no file to read (a folder, a pipe, a link loop); None for a file.
     problem: str | None = None
+    profile: str = ""  # the agent profile whose dir holds it (~/.omp/profiles/<name>/agent), "" for none
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +133,10 @@ def find_sources(
     file to read, with its problem (see is_utf8_path for the names the site cannot hold); folders that
     are there but cannot be listed go to `unreadable`, with why."""
     flat = env_session_dirs() if use_env else []
-    listed_pi = session_files(pi_dirs, flat, non_files=True, unreadable=unreadable)
-    found = [Source(path, "pi", _problem(path)) for path, _ in listed_pi]
+    found = [
+        Source(path, "pi", _problem(path), profile_of(agent_dir))
+        for path, agent_dir in session_files(pi_dirs, flat, non_files=True, unreadable=unreadable)
+    ]
     for store in odek_dirs:
         try:
             names = sorted(os.listdir(store))
@@ -155,8 +159,11 @@ def safe_key(text: str, limit: int = 80) -> str:
     return cleaned or "session"
 
 
-def project_slug(cwd: str) -> str:
-    """A readable, unique file name for a project: the path's tail plus a hash of the whole path."""
+def project_slug(cwd: str, profile: str = "") -> str:
+    """A readable, unique file name for a project: the path's tail plus a hash of the whole path; a
+    profile's projects are apart from the same folder's in other profiles, and named after it first."""
+    if profile:
+        return f"{safe_key(profile, 30)}-{project_slug(cwd)}-{_short_hash(profile)}"
     if not cwd:
         return "unknown-project"
     tail = safe_key("-".join(Path(cwd).parts[-2:]), 40)
