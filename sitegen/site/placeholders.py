@@ -7,12 +7,13 @@ from pathlib import Path, PurePosixPath
 
 from sitegen import __version__
 from sitegen.fileio import replace_file
+from sitegen.site.all_sessions import ALL_SESSIONS_PAGE
 
 __all__ = ["INDEX_PAGES", "write_placeholders"]
 
 # The pages every page's navigation links to; the build's index phase writes them. The home page
 # last: once it is there, every placeholder is.
-INDEX_PAGES = ("search.html", "prompts.html", "stats.html", "problems.html", "index.html")
+INDEX_PAGES = ("search.html", "prompts.html", "stats.html", "problems.html", ALL_SESSIONS_PAGE, "index.html")
 
 
 def write_placeholders(site_dir: Path, assets: dict[str, str], pages: Iterable[str]) -> list[str]:
