@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,14 @@ pytest_plugins = ["share_fixtures", "fault_helpers"]
 # ../shared beside the checkout; SITEGEN_SHARED names it for a checkout kept elsewhere (a worktree).
 SHARED = Path(os.environ.get("SITEGEN_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared")
 REAL_FIXTURES = SHARED / "fixtures" / "real"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A suite started in the background (`python -m pytest &` in a script) inherits Ctrl-C ignored, and
+    # so would every process a test starts: the tests that stop a build, watch or share with SIGINT
+    # would wait for it forever. Python's own handler here leaves the children theirs.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

@@ -57,6 +57,9 @@ CASES = [
     "1. a\n1) b",
     "- a\n* b",
     "- a\n\n- b",
+    # A thematic break whose marker is also a list marker (found by test_markdown's property test).
+    "* **",
+    "- a\n* **",
     "- a\n\n  more",
     "- a\nlazy line",
     "- a\n  continued",

@@ -7,16 +7,24 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_wheel_contains_templates_static_and_demo(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout, once for both tests (a build takes seconds)."""
+    dist = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)],
         check=True,
         capture_output=True,
     )
-    wheel = next(tmp_path.glob("sitegen-*.whl"))
+    return next(dist.glob("sitegen-*.whl"))
+
+
+def test_wheel_contains_templates_static_and_demo(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in (ROOT / "templates").glob("*.j2"):
         assert f"sitegen/templates/{template.name}" in names
@@ -28,14 +36,8 @@ def test_wheel_contains_templates_static_and_demo(tmp_path: Path) -> None:
     assert not any(n.startswith("tests/") for n in names)
 
 
-def test_wheel_installs_and_finds_its_resources(tmp_path: Path) -> None:
+def test_wheel_installs_and_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
     """Resources load from inside the installed package, not from the checkout."""
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path / "dist"), str(ROOT)],
-        check=True,
-        capture_output=True,
-    )
-    wheel = next((tmp_path / "dist").glob("sitegen-*.whl"))
     target = tmp_path / "installed"
     zipfile.ZipFile(wheel).extractall(target)
     code = (

@@ -27,10 +27,10 @@ GOLDEN_LIBRARIES = ("pygments", "markdown-it-py")
 
 def lexer_priorities() -> dict[str, float]:
     """Lexer class name -> priority, for the installed pygments' lexers that claim file names."""
-    from pygments.lexers import LEXERS
+    from sitegen.render._internals import lexer_mapping
 
     priorities = {}
-    for class_name, (module, _name, aliases, patterns, _mimes) in LEXERS.items():
+    for class_name, (module, _name, aliases, patterns, _mimes) in lexer_mapping().items():
         priority = getattr(getattr(importlib.import_module(module), class_name), "priority", 0)
         if aliases and patterns and priority:
             priorities[class_name] = priority

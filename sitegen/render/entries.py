@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from jinja2.filters import do_int
 from markupsafe import Markup, soft_str
 
+from sitegen.render._internals import jinja_int
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.cards import CardContext, folded, images, tool_card
 from sitegen.render.text import escape_text, fold_text, html_escape
@@ -280,11 +280,11 @@ def _body(node: Node, ctx: EntryLookups) -> str:
     if kind == "compaction":
         out = ['<p class="compaction-info">']
         if meta.get("tokensBefore"):
-            out.append(f"{format_tokens(do_int(meta.get('tokensBefore')))} tokens before compaction")
+            out.append(f"{format_tokens(jinja_int(meta.get('tokensBefore')))} tokens before compaction")
             after = meta.get("tokensAfter")
-            out.append(f", about {format_tokens(do_int(after))} after. " if after is not None else ". ")
+            out.append(f", about {format_tokens(jinja_int(after))} after. " if after is not None else ". ")
         elif meta.get("tokensAfter") is not None:
-            out.append(f"About {format_tokens(do_int(meta.get('tokensAfter')))} tokens after compaction. ")
+            out.append(f"About {format_tokens(jinja_int(meta.get('tokensAfter')))} tokens after compaction. ")
         if meta.get("method"):
             out.append(f'Method: <span class="compaction-method">{html_escape(meta.get("method"))}</span>. ')
         kept = meta.get("firstKeptEntryId")

@@ -6,12 +6,13 @@ import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pygments
 from markupsafe import Markup
-from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace, _TokenType
+from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 
+from sitegen.render._internals import TokenType, lexer_mapping
 from sitegen.render.fragments import FragmentStore, fragment_key
 from sitegen.render.lexer_priority import PRIORITIES, PYGMENTS_VERSION
 from sitegen.render.text import escape_text
@@ -24,13 +25,6 @@ if TYPE_CHECKING:
 # message takes its highlighted code, and which lexer each file name gets, from the fragment store.
 
 
-def _lexers_table() -> dict[str, Any]:
-    from pygments.lexers import LEXERS
-
-    table: dict[str, Any] = LEXERS
-    return table
-
-
 __all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
 
 # Past this many characters a block is shown as plain text: pygments is slow on huge inputs
@@ -40,7 +34,7 @@ HIGHLIGHT_LIMIT = 16_000
 
 @cache
 def _builtin_aliases() -> frozenset[str]:
-    return frozenset(alias for _module, _name, aliases, _files, _mimes in _lexers_table().values() for alias in aliases)
+    return frozenset(alias for _module, _name, aliases, _files, _mimes in lexer_mapping().values() for alias in aliases)
 
 
 @lru_cache(maxsize=512)
@@ -73,7 +67,7 @@ def _lexer_by_name(name: str) -> Lexer | None:
 _PLAIN = frozenset({Text, Whitespace, Name, Name.Other, Punctuation})
 
 
-def css_class_of(token: _TokenType) -> str:
+def css_class_of(token: TokenType) -> str:
     """pygments' short class for a token type (its nearest styled ancestor); "" for plain text."""
     while token not in STANDARD_TYPES and token.parent is not None:
         token = token.parent
@@ -82,7 +76,7 @@ def css_class_of(token: _TokenType) -> str:
     return STANDARD_TYPES.get(token, "")
 
 
-_classes: dict[_TokenType, str] = {}
+_classes: dict[TokenType, str] = {}
 
 # Marks for where a span opens and closes, while the text is escaped in one pass: Unicode
 # noncharacters, which no interchange text should hold (text that does is formatted run by run).
@@ -118,7 +112,7 @@ def format_tokens(lexer: Lexer, text: str) -> str:
     return html.replace(_OPEN, "<span class=").replace(_CLASS_END, ">").replace(_CLOSE, "</span>")
 
 
-def _format_runs(tokens: Iterable[tuple[_TokenType, str]]) -> str:
+def _format_runs(tokens: Iterable[tuple[TokenType, str]]) -> str:
     """format_tokens, one run at a time."""
     out: list[str] = []
     current = ""
@@ -162,7 +156,7 @@ def lexer_lookup_name(path: str) -> str:
 def _whole_names() -> frozenset[str]:
     return frozenset(
         pattern
-        for _module, _name, _aliases, patterns, _mimetypes in _lexers_table().values()
+        for _module, _name, _aliases, patterns, _mimetypes in lexer_mapping().values()
         for pattern in patterns
         if not any(c in pattern for c in "*?[")
     )
@@ -182,7 +176,7 @@ class _NameIndex:
 @cache
 def _name_index() -> _NameIndex:
     index = _NameIndex({}, {}, [], {})
-    for class_name, (_module, _name, aliases, patterns, _mimes) in _lexers_table().items():
+    for class_name, (_module, _name, aliases, patterns, _mimes) in lexer_mapping().items():
         if not aliases:
             continue
         index.class_names.setdefault(aliases[0], class_name)

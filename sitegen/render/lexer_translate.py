@@ -9,21 +9,28 @@ the server.
 
 from __future__ import annotations
 
-import importlib
 import re
 from functools import lru_cache
 from typing import Any
 
-from pygments.lexer import Lexer, RegexLexer, _This
-from pygments.token import String, _TokenType
+from pygments.lexer import Lexer, RegexLexer
+from pygments.token import String
 
+from sitegen.render._internals import (
+    FENCE_GROUPS,
+    MAXREPEAT,
+    TokenType,
+    bygroups_actions,
+    is_fenced_code_callback,
+    is_this_lexer,
+    parse_pattern,
+    processed_rules,
+    using_target,
+)
 from sitegen.render.highlight import css_class_of, lexer_class_by_name
 from sitegen.render.lexing import Rule, pattern_source, prepare_lexer_class
 
 __all__ = ["JS_FLAGS", "NotPortable", "called_lexers", "js_pattern", "translated_table"]
-
-sre: Any = importlib.import_module("re._constants")
-sre_parser: Any = importlib.import_module("re._parser")
 
 # The patterns use v-mode: code point semantics, \p{...} classes and classes nested in classes.
 JS_FLAGS = "vy"
@@ -47,12 +54,12 @@ def _category(category: Any, ascii_only: bool) -> tuple[str, bool]:
     """A category's class members, and whether the category is their complement."""
     word, digit, space = (_ASCII_WORD, _ASCII_DIGIT, _ASCII_SPACE) if ascii_only else (_WORD, _DIGIT, _SPACE)
     table = {
-        sre.CATEGORY_WORD: (word, False),
-        sre.CATEGORY_NOT_WORD: (word, True),
-        sre.CATEGORY_DIGIT: (digit, False),
-        sre.CATEGORY_NOT_DIGIT: (digit, True),
-        sre.CATEGORY_SPACE: (space, False),
-        sre.CATEGORY_NOT_SPACE: (space, True),
+        "CATEGORY_WORD": (word, False),
+        "CATEGORY_NOT_WORD": (word, True),
+        "CATEGORY_DIGIT": (digit, False),
+        "CATEGORY_NOT_DIGIT": (digit, True),
+        "CATEGORY_SPACE": (space, False),
+        "CATEGORY_NOT_SPACE": (space, True),
     }
     if category not in table:
         raise NotPortable(f"category {category}")
@@ -79,35 +86,35 @@ class _Translator:
         return "".join(self.item(op, av, flags) for op, av in items)
 
     def item(self, op: Any, av: Any, flags: int) -> str:
-        if op is sre.LITERAL:
+        if op == "LITERAL":
             return _char(av)
-        if op is sre.NOT_LITERAL:
+        if op == "NOT_LITERAL":
             return f"[^{_char(av)}]"
-        if op is sre.ANY:
+        if op == "ANY":
             return "[\\s\\S]" if flags & re.DOTALL else "[^\\n]"
-        if op is sre.IN:
+        if op == "IN":
             return self._class(av)
-        if op is sre.BRANCH:
+        if op == "BRANCH":
             return "(?:" + "|".join(self.sequence(branch, flags) for branch in av[1]) + ")"
-        if op is sre.SUBPATTERN:
+        if op == "SUBPATTERN":
             group, add, drop, sub = av
             inner = self.sequence(sub, (flags | add) & ~drop)
             case = self._case_modifier(flags, add, drop)
             if case:
                 inner = f"(?{case}:{inner})"
             return f"({inner})" if group is not None else f"(?:{inner})"
-        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+        if op in ("MAX_REPEAT", "MIN_REPEAT"):
             low, high, sub = av
-            return self._repeat(self.sequence(sub, flags), low, high, lazy=op is sre.MIN_REPEAT)
-        if op is sre.AT:
+            return self._repeat(self.sequence(sub, flags), low, high, lazy=op == "MIN_REPEAT")
+        if op == "AT":
             return self._at(av, flags)
-        if op in (sre.ASSERT, sre.ASSERT_NOT):
+        if op in ("ASSERT", "ASSERT_NOT"):
             direction, sub = av
-            look = "(?" + ("<" if direction < 0 else "") + ("=" if op is sre.ASSERT else "!")
+            look = "(?" + ("<" if direction < 0 else "") + ("=" if op == "ASSERT" else "!")
             return f"{look}{self.sequence(sub, flags)})"
-        if op is sre.GROUPREF:
+        if op == "GROUPREF":
             return f"(?:\\{av})"
-        if op is sre.CATEGORY:
+        if op == "CATEGORY":
             members, negated = _category(av, self.ascii)
             return f"[{'^' if negated else ''}{members}]"
         raise NotPortable(f"{op}")
@@ -126,14 +133,14 @@ class _Translator:
         negated = False
         members: list[str] = []
         for op, av in items:
-            if op is sre.NEGATE:
+            if op == "NEGATE":
                 negated = True
-            elif op is sre.LITERAL:
+            elif op == "LITERAL":
                 members.append(_char(av))
-            elif op is sre.RANGE:
+            elif op == "RANGE":
                 low, high = av
                 members.append(f"{_char(low)}-{_char(high)}")
-            elif op is sre.CATEGORY:
+            elif op == "CATEGORY":
                 category, complement = _category(av, self.ascii)
                 members.append(f"[^{category}]" if complement else category)
             else:
@@ -144,7 +151,7 @@ class _Translator:
 
     @staticmethod
     def _repeat(inner: str, low: int, high: int, lazy: bool) -> str:
-        maximum = sre.MAXREPEAT
+        maximum = MAXREPEAT
         if (low, high) == (0, maximum):
             quantifier = "*"
         elif (low, high) == (1, maximum):
@@ -161,19 +168,19 @@ class _Translator:
 
     def _at(self, where: Any, flags: int) -> str:
         word = self.word
-        if where is sre.AT_BEGINNING:
+        if where == "AT_BEGINNING":
             return "(?<![^\\n])" if flags & re.MULTILINE else "(?<![\\s\\S])"
-        if where is sre.AT_BEGINNING_STRING:
+        if where == "AT_BEGINNING_STRING":
             return "(?<![\\s\\S])"
-        if where is sre.AT_END:
+        if where == "AT_END":
             # Python's $ also matches before a newline that ends the text.
             return "(?=\\n|(?![\\s\\S]))" if flags & re.MULTILINE else "(?=\\n?(?![\\s\\S]))"
-        if where is sre.AT_END_STRING:
+        if where == "AT_END_STRING":
             return "(?![\\s\\S])"
         # \b and \B by Python's (Unicode) word characters: JavaScript's own are ASCII only.
-        if where is sre.AT_BOUNDARY:
+        if where == "AT_BOUNDARY":
             return f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
-        if where is sre.AT_NON_BOUNDARY:
+        if where == "AT_NON_BOUNDARY":
             return f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))"
         raise NotPortable(f"anchor {where}")
 
@@ -183,51 +190,42 @@ def js_pattern(pattern: str, flags: int) -> tuple[str, str]:
     """A Python pattern as JavaScript source and its flags ("i" added when the whole pattern ignores
     case); raises NotPortable for what JavaScript cannot say the same way."""
     try:
-        parsed = sre_parser.parse(pattern, flags)
+        parsed, flags = parse_pattern(pattern, flags)
     except re.error as error:
         raise NotPortable(str(error)) from error
-    flags = parsed.state.flags
     source = _Translator(flags).sequence(parsed, flags)
     return source, JS_FLAGS + ("i" if flags & re.IGNORECASE else "")
 
 
 # pygments' Markdown lexer colours a fenced block's code with the lexer its info string names: the page
 # does the same with the named lexer's table ({"f": [group numbers], "c": [fence class, string class]}).
-_FENCED_CODE = "MarkdownLexer._handle_codeblock"
-_FENCE_GROUPS = ("initial", "lang", "afterlang", "whitespace", "extra", "newline", "code", "terminator")
-
-
-# A line that may open a fenced block, and the language it names (an over-approximation of the rule).
 def _action(action: Any, lexer: type[Lexer], in_groups: bool = False, groups: dict[str, int] | None = None) -> Any:
     """A rule's token as data: a CSS class ("" for plain text), null for none, {"g": [...]} for
     bygroups, {"u": stack, "l": lexer} for using(), {"f": ...} for Markdown's fenced code."""
     if action is None:
         return None
-    if type(action) is _TokenType:
+    if type(action) is TokenType:
         return css_class_of(action)
-    qualname = getattr(action, "__qualname__", "")
-    if qualname == _FENCED_CODE and groups is not None and all(name in groups for name in _FENCE_GROUPS):
+    if is_fenced_code_callback(action) and groups is not None and all(name in groups for name in FENCE_GROUPS):
         return {
-            "f": [groups[name] for name in _FENCE_GROUPS],
+            "f": [groups[name] for name in FENCE_GROUPS],
             "c": [css_class_of(String.Backtick), css_class_of(String)],
         }
-    cells = dict(
-        zip(action.__code__.co_freevars, (cell.cell_contents for cell in action.__closure__ or ()), strict=True)
-    )
-    if qualname.startswith("bygroups.") and not in_groups:
-        return {"g": [_action(each, lexer, in_groups=True) for each in cells["args"]]}
-    if qualname.startswith("using."):
-        if cells.get("kwargs"):
+    grouped = bygroups_actions(action)
+    if grouped is not None and not in_groups:
+        return {"g": [_action(each, lexer, in_groups=True) for each in grouped]}
+    target = using_target(action)
+    if target is not None:
+        other, stack, options = target
+        if options:
             raise NotPortable("using() with lexer options")
-        other = cells.get("_other")
-        stack = list(cells["gt_kwargs"].get("stack", ("root",)))
-        if other is None or isinstance(other, _This) or other is lexer:
+        if other is None or is_this_lexer(other) or other is lexer:
             return {"u": stack, "l": None}
         name = _alias_of(other)
         if name is None:
             raise NotPortable(f"using({other.__name__})")
         return {"u": stack, "l": name}
-    raise NotPortable(qualname or repr(action))
+    raise NotPortable(getattr(action, "__qualname__", "") or repr(action))
 
 
 def _alias_of(cls: Any) -> str | None:
@@ -246,7 +244,7 @@ def _rule(rule: Rule, lexer: type[Lexer], patterns: dict[tuple[str, str], int]) 
     source = pattern_source(rule[0])
     pattern = js_pattern(*source)
     index = patterns.setdefault(pattern, len(patterns))
-    groups = dict(re.compile(*source).groupindex) if getattr(rule[1], "__qualname__", "") == _FENCED_CODE else None
+    groups = dict(re.compile(*source).groupindex) if is_fenced_code_callback(rule[1]) else None
     return [index, _action(rule[1], lexer, groups=groups), _new_state(rule[2])]
 
 
@@ -259,7 +257,7 @@ def translated_table(alias: str) -> dict[str, Any] | None:
     try:
         prepare_lexer_class(cls)
         # None for lexers whose rules depend on options (token_variants: C#'s unicode levels).
-        tokens: dict[str, list[Rule]] | None = cls.__dict__.get("_tokens")
+        tokens: dict[str, list[Rule]] | None = processed_rules(cls)
         if tokens is None:
             return None
         patterns: dict[tuple[str, str], int] = {}

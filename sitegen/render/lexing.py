@@ -14,23 +14,26 @@ with their own tokenizer are used as they are.
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pygments.lexer import Lexer, RegexLexer, RegexLexerMeta
-from pygments.token import Error, Whitespace, _TokenType
+from pygments.lexer import Lexer, RegexLexer
+from pygments.token import Error, Whitespace
+
+from sitegen.render._internals import (
+    TokenType,
+    lexer_rules,
+    parse_pattern,
+    preprocess_input,
+    process_rules,
+)
 
 __all__ = ["Rule", "lex", "pattern_source", "prepare_lexer_class"]
 
-# The regex parser the re module compiles with (private, untyped): it reads a rule's first characters.
-sre: Any = importlib.import_module("re._constants")
-sre_parser: Any = importlib.import_module("re._parser")
-
-Token = tuple[_TokenType, str]
+Token = tuple[TokenType, str]
 # pygments' processed rule: (pattern.match, token type or callback or None, state change or None).
 Rule = tuple[Callable[[str, int], "re.Match[str] | None"], Any, Any]
 
@@ -116,12 +119,12 @@ _ASCII = frozenset(range(WIDE))
 # A rule that may match anything, or nothing at all: tried at every position.
 _EVERYWHERE = _ASCII | {WIDE}
 _CATEGORY_ESCAPES = {
-    sre.CATEGORY_DIGIT: r"\d",
-    sre.CATEGORY_NOT_DIGIT: r"\D",
-    sre.CATEGORY_SPACE: r"\s",
-    sre.CATEGORY_NOT_SPACE: r"\S",
-    sre.CATEGORY_WORD: r"\w",
-    sre.CATEGORY_NOT_WORD: r"\W",
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
 }
 # A first set: the keys of the characters a match can start with, and whether it can be empty.
 First = tuple[frozenset[int], bool]
@@ -136,8 +139,8 @@ def _rule_first(match: Any) -> frozenset[int]:
     else:
         regex, flags = match.__self__.pattern, match.__self__.flags
     try:
-        parsed = sre_parser.parse(regex, flags)
-        keys, empty = _first(parsed, parsed.state.flags)
+        parsed, flags = parse_pattern(regex, flags)
+        keys, empty = _first(parsed, flags)
     except Exception:  # a pattern the private parser reads otherwise: tried everywhere, as before
         return _EVERYWHERE
     return _EVERYWHERE if empty else keys
@@ -155,25 +158,25 @@ def _first(items: Any, flags: int) -> First:
 
 
 def _first_item(op: Any, av: Any, flags: int) -> First:
-    if op is sre.LITERAL:
+    if op == "LITERAL":
         return _literal(av, flags), False
-    if op is sre.IN:
+    if op == "IN":
         return _in(av, flags), False
-    if op is sre.BRANCH:
+    if op == "BRANCH":
         branches = [_first(branch, flags) for branch in av[1]]
         return frozenset().union(*(keys for keys, _ in branches)), any(empty for _, empty in branches)
-    if op is sre.SUBPATTERN:
+    if op == "SUBPATTERN":
         _group, add, drop, sub = av
         return _first(sub, (flags | add) & ~drop)
-    if op is sre.ATOMIC_GROUP:
+    if op == "ATOMIC_GROUP":
         return _first(av, flags)
-    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         low, _high, sub = av
         keys, empty = _first(sub, flags)
         return keys, empty or low == 0
-    if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+    if op in ("AT", "ASSERT", "ASSERT_NOT"):
         return frozenset(), True  # zero-width: the next item consumes the first character
-    if op is sre.GROUPREF_EXISTS:
+    if op == "GROUPREF_EXISTS":
         _group, yes, no = av
         yes_keys, yes_empty = _first(yes, flags)
         no_keys, no_empty = _first(no, flags) if no is not None else (frozenset(), True)
@@ -195,9 +198,9 @@ def _in(items: Any, flags: int) -> frozenset[int]:
     """A character class: its ASCII members, and WIDE when it may hold any other character."""
     keys: set[int] = set()
     for op, av in items:
-        if op is sre.LITERAL:
+        if op == "LITERAL":
             keys |= _literal(av, flags)
-        elif op is sre.RANGE:
+        elif op == "RANGE":
             low, high = av
             if high >= WIDE and flags & re.IGNORECASE:
                 return _EVERYWHERE
@@ -205,7 +208,7 @@ def _in(items: Any, flags: int) -> frozenset[int]:
                 keys |= _literal(code, flags)
             if high >= WIDE:
                 keys.add(WIDE)
-        elif op is sre.CATEGORY and av in _CATEGORY_ESCAPES:
+        elif op == "CATEGORY" and av in _CATEGORY_ESCAPES:
             category = re.compile(_CATEGORY_ESCAPES[av], flags & re.ASCII)
             keys.update(code for code in range(WIDE) if category.match(chr(code)))
             keys.add(WIDE)
@@ -337,30 +340,14 @@ def _lazy_process_regex(cls: type, regex: Any, rflags: int, state: str) -> _Lazy
     return _LazyMatch(regex, rflags)
 
 
-# The metaclass method through which pygments compiles each rule's pattern.
-_COMPILE_HOOK = "_process_regex"
-
-
 def prepare_lexer_class(cls: type[Lexer]) -> None:
     """Process a regex lexer class's token definitions as pygments would on first instantiation, but
     with each rule's pattern compiled only when first tried."""
-    if not isinstance(cls, RegexLexerMeta) or "_tokens" in cls.__dict__ or getattr(cls, "token_variants", False):
-        return
-    original = getattr(RegexLexerMeta, _COMPILE_HOOK)
-    if getattr(type(cls), _COMPILE_HOOK) is not original:
-        return  # a metaclass with its own pattern handling (pygments' profiling lexer)
-    setattr(RegexLexerMeta, _COMPILE_HOOK, _lazy_process_regex)
-    try:
-        cls._all_tokens = {}  # type: ignore[attr-defined]
-        cls._tmpname = 0  # type: ignore[attr-defined]
-        tokens: dict[str, list[Rule]] = cls.process_tokendef("", cls.get_tokendefs())  # type: ignore[attr-defined]
-    finally:
-        setattr(RegexLexerMeta, _COMPILE_HOOK, original)
-    for rules in tokens.values():
+    tokens = process_rules(cls, _lazy_process_regex)
+    for rules in (tokens or {}).values():
         for index, (match, _action, _new_state) in enumerate(rules):
             if isinstance(match, _LazyMatch):
                 match.slots.append((rules, index))
-    cls._tokens = tokens  # type: ignore[attr-defined]
 
 
 def compiled_pattern(match: Callable[[str, int], re.Match[str] | None]) -> re.Pattern[str]:
@@ -384,7 +371,7 @@ def _machine(lexer: RegexLexer) -> dict[str, _State]:
     cls = type(lexer)
     machine = _machines.get(cls)
     if machine is None:
-        tokendefs: dict[str, list[Rule]] = lexer._tokens  # type: ignore[attr-defined]
+        tokendefs: dict[str, list[Rule]] = lexer_rules(lexer)
         machine = {name: _State(rules) for name, rules in tokendefs.items()}
         _machines[cls] = machine
     return machine
@@ -395,7 +382,7 @@ def lex(lexer: Lexer, text: str) -> Iterable[Token]:
     own_tokenizer = type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
     if not isinstance(lexer, RegexLexer) or own_tokenizer or lexer.filters:
         return lexer.get_tokens(text)
-    return _run(lexer, lexer._preprocess_lexer_input(text))  # type: ignore[attr-defined]
+    return _run(lexer, preprocess_input(lexer, text))
 
 
 def _run(lexer: RegexLexer, text: str) -> list[Token]:
@@ -424,7 +411,7 @@ def _run(lexer: RegexLexer, text: str) -> list[Token]:
                     rule = choice.rules_by_group[m.lastindex]  # type: ignore[index]
                     action = rule[1]
                     # The common case first: a plain token that stays in the state.
-                    if rule[2] is None and type(action) is _TokenType:
+                    if rule[2] is None and type(action) is TokenType:
                         stop = m.end()
                         append((action, text[pos:stop]))
                         pos = stop
@@ -460,7 +447,7 @@ def _run(lexer: RegexLexer, text: str) -> list[Token]:
             continue
         match_rule, action, new_state = rule
         if action is not None:
-            if type(action) is _TokenType:
+            if type(action) is TokenType:
                 append((action, m.group()))
             else:
                 own = match_rule(text, pos) if joined is not None else m

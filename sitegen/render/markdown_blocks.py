@@ -15,15 +15,15 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from markdown_it.common.utils import MD_TRIM_CHARS
-from markdown_it.rules_core import block as markdown_it_block
 from markdown_it.token import Token
 
+from sitegen.render._internals import markdown_it_block_rule, markdown_trim_chars
 from sitegen.render.text import INTRAWORD_UNDERSCORES, markdown_escape
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-    from markdown_it.rules_core.state_core import StateCore
+
+    from sitegen.render._internals import StateCore
 
 __all__ = [
     "inline_html",
@@ -54,6 +54,8 @@ _THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
 _UNDERLINE = re.compile(r" {0,3}(?:=+|-+) *")
 # Lists nested deeper than this are left to markdown-it (and its nesting limit).
 _MAX_LIST_DEPTH = 6
+# What markdown-it strips from an inline token's content.
+_TRIM_CHARS = markdown_trim_chars()
 
 
 def install(md: MarkdownIt) -> None:
@@ -65,7 +67,7 @@ def install(md: MarkdownIt) -> None:
 def _block_rule(state: StateCore) -> None:
     tokens = None if state.inlineMode else quick_block_tokens(state.src)
     if tokens is None:
-        markdown_it_block(state)
+        markdown_it_block_rule(state)
     else:
         state.tokens.extend(tokens)
 
@@ -194,13 +196,13 @@ class _Tokens:
 
     def paragraph(self, content: str, hidden: bool = False) -> None:
         self._push("paragraph_open", "p", 1, hidden=hidden)
-        self._push("inline", "", 0, content=content.strip(MD_TRIM_CHARS), children=[])
+        self._push("inline", "", 0, content=content.strip(_TRIM_CHARS), children=[])
         self._push("paragraph_close", "p", -1, hidden=hidden)
 
     def heading(self, markup: str, content: str) -> None:
         tag = f"h{len(markup)}"
         self._push("heading_open", tag, 1, markup=markup)
-        self._push("inline", "", 0, content=content.strip(MD_TRIM_CHARS), children=[])
+        self._push("inline", "", 0, content=content.strip(_TRIM_CHARS), children=[])
         self._push("heading_close", tag, -1, markup=markup)
 
     def fence(self, info: str, content: str) -> None:
@@ -234,7 +236,7 @@ class _Html:
         self.after_item_text = False
 
     def _inline(self, content: str) -> str:
-        html = inline_html(content.strip(MD_TRIM_CHARS))
+        html = inline_html(content.strip(_TRIM_CHARS))
         if html is None:
             raise _Unhandled
         return html
@@ -385,6 +387,8 @@ def _list(out: _Out, lines: list[str], at: int, indent: int, depth: int = 1) -> 
         marker = _ORDERED.match(item) if ordered is not None else _BULLET.match(item)
         if marker is None or marker.group(marker.lastindex or 0) != delimiter:
             raise _Unhandled  # another kind of list
+        if _THEMATIC_BREAK.fullmatch(item):
+            raise _Unhandled  # "* **" is a break, not an item
         content = item[marker.end() :]
         if _opens_block(content):
             raise _Unhandled  # a heading, quote, list or break inside the item

@@ -22,6 +22,7 @@ from markupsafe import Markup
 from sitegen import __version__
 from sitegen.fileio import open_regular, replacing
 from sitegen.gcpause import collector_paused, heap_frozen
+from sitegen.render._internals import template_cache_filename
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
@@ -223,7 +224,7 @@ class _TemplateCache(FileSystemBytecodeCache):
     would make the first read wait forever. What cannot be read is skipped, with a warning."""
 
     def load_bytecode(self, bucket: Bucket) -> None:
-        filename = self._get_cache_filename(bucket)
+        filename = template_cache_filename(self, bucket)
         try:
             with open_regular(filename) as handle:
                 bucket.load_bytecode(handle)
@@ -236,7 +237,7 @@ class _TemplateCache(FileSystemBytecodeCache):
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         try:
-            if not stat.S_ISREG(os.lstat(self._get_cache_filename(bucket)).st_mode):
+            if not stat.S_ISREG(os.lstat(template_cache_filename(self, bucket)).st_mode):
                 return  # not ours to replace (said when it was skipped)
         except FileNotFoundError:
             pass
