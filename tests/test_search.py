@@ -474,9 +474,10 @@ def test_site_build_keeps_the_index_current(tmp_path: Path) -> None:
     assert {row[1] for row in sessions} == {"/work/alpha", "/work/beta"}
     # Each session's last activity, for the results' dates and the date filter.
     assert {row[5] for row in sessions} == {1_767_225_600_000 + 3000}
-    # The sessions' pages, and the Prompts page where their prompts are listed too.
+    # The sessions' pages only: a prompt typed in a session is found as its entry, not a second time
+    # as a row of the Prompts page (which lists it all the same).
     alpha = next(row[2] for row in sessions if row[1] == "/work/alpha")
-    assert {p[0] for p in postings["zzalpha"]} == {alpha, "prompts.html"}
+    assert {p[0] for p in postings["zzalpha"]} == {alpha}
     assert (site / "search.html").is_file()
 
     make_session(agent, "/work/alpha", "alpha", "zzalpha zzappended", entries=3)
@@ -485,5 +486,6 @@ def test_site_build_keeps_the_index_current(tmp_path: Path) -> None:
     index, postings = read_index(site)
     assert [row[1] for row in _sessions_only(index)] == ["/work/alpha"]
     assert "zzbeta" not in postings
-    assert {p[1] for p in postings["zzappended"] if p[0] != "prompts.html"} == {"u1", "a1", "u2"}
+    assert {p[1] for p in postings["zzappended"]} == {"u1", "a1", "u2"}
+    assert not [row for row in index["sessions"] if row[2] == "prompts.html"], "session prompts searched twice"
     assert set(search_files(site)) == {"search/index.js"} | {f"search/{n}" for n in referenced_files(site)}
