@@ -5,332 +5,20 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TypeVar, cast
 
+from sitegen.redact_rules import RULES, docker_auth, find_all, is_reference_or_placeholder, mark, random_looking
 from sitegen.session.entries import clip_nesting
 
 __all__ = ["KINDS", "Redactor", "describe_counts", "redact_text", "redact_value"]
 
 _T = TypeVar("_T")
 
-_MARK_PREFIX = "[REDACTED:"
-
-# Characters of base64, base64url and most token alphabets: a secret glued to one of these is part of
-# a longer blob (an image, a hash), so it is not a secret on its own.
-_TOKEN_CHARS = "A-Za-z0-9_-"
-_B64_CHARS = "A-Za-z0-9+/_-"
-
-# Placeholder words people write where a secret would go; replacing them only adds noise.
-# fmt: off
-_PLACEHOLDERS = frozenset((
-    "none", "null", "nil", "true", "false", "undefined", "required", "optional", "string", "str", "bytes",
-    "example", "placeholder", "password", "passwd", "pass", "secret", "token", "your-token", "your-password",
-    "your-api-key", "redacted", "x-oauth-basic",
-))
-# fmt: on
-_MASK_CHARS = frozenset("*xX.•-_#")
-_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9]{16,}")
-
-
-def _mark(kind: str) -> str:
-    return f"{_MARK_PREFIX}{kind}]"
-
-
-def _is_reference_or_placeholder(value: str) -> bool:
-    """True for `$VAR`, `${{ secrets.X }}`, `<token>`, `{token}`, `****`, `None` and the like."""
-    if not value or value.startswith(_MARK_PREFIX):
-        return True
-    if value[0] in "$<{%[(`" or "${" in value or "{{" in value:
-        return True
-    if "{" in value and "}" in value:
-        return True
-    # `sk-ant-...`, `your-api-key-here`, `<token>`: elided or example values in docs and READMEs.
-    lowered = value.lower()
-    if "..." in value or "…" in value or lowered.startswith("your") or "example" in lowered:
-        return True
-    return lowered in _PLACEHOLDERS or set(value) <= _MASK_CHARS
-
-
-def _random_looking(value: str) -> bool:
-    """A run of 16+ letters and digits holding both: what generated keys look like, unlike identifiers."""
-    runs = _RANDOM_RUN.findall(value)
-    return any(any(c.isdigit() for c in run) and any(c.isalpha() for c in run) for run in runs)
-
-
-def _find_all(haystack: str, needle: str) -> Iterator[int]:
-    """Offsets of `needle` in `haystack`; str.find is a fast C scan, unlike a case-insensitive regex."""
-    at = haystack.find(needle)
-    while at >= 0:
-        yield at
-        at = haystack.find(needle, at + 1)
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """One kind of secret: a pattern, an optional check of what it found, and where to look for it."""
-
-    kind: str
-    pattern: re.Pattern[str]
-    # Called with the match and its `secret` group (or the whole match); False leaves the match alone.
-    accept: Callable[[re.Match[str], str], bool] | None = None
-    # Lower-case literals, one of which must occur in the lower-cased text for the rule to run: for
-    # patterns the regex engine cannot scan fast. A miss of `in` costs about as much as a regex scan for a
-    # literal prefix, so patterns that start with a literal have none.
-    triggers: tuple[str, ...] = ()
-    # For case-insensitive patterns: a lower-case literal they start with; the pattern is then tried only
-    # where the lower-cased text has it, instead of at every position.
-    anchor: str | None = None
-    # The kind to count, when one pattern finds several kinds.
-    kind_of: Callable[[str], str] | None = None
-
-    def matches(self, text: str, lowered: str) -> Iterator[re.Match[str]]:
-        if self.anchor is None:
-            yield from self.pattern.finditer(text)
-            return
-        for at in _find_all(lowered, self.anchor):
-            match = self.pattern.match(text, at)
-            if match is not None:
-                yield match
-
-    def apply(self, text: str, lowered: str, counts: Counter[str]) -> str:
-        # The part to replace: the named group "secret" (or "secret2", ... in alternatives), else all.
-        groups = [name for name in self.pattern.groupindex if name.startswith("secret")]
-        pieces: list[str] = []
-        done = 0  # text before `done` is already in `pieces`
-        for match in self.matches(text, lowered):
-            if match.start() < done:
-                continue
-            group = next((name for name in groups if match.group(name) is not None), None)
-            if group is not None:
-                start, end = match.span(group)
-            else:
-                start, end = match.span()
-            secret = text[start:end]
-            if secret.startswith(_MARK_PREFIX) or (self.accept is not None and not self.accept(match, secret)):
-                continue
-            kind = self.kind if self.kind_of is None else self.kind_of(secret)
-            counts[kind] += 1
-            pieces += (text[done:start], _mark(kind))
-            done = end
-        if not pieces:
-            return text
-        pieces.append(text[done:])
-        return "".join(pieces)
-
-
-def _accept_random(match: re.Match[str], secret: str) -> bool:
-    return _random_looking(secret)
-
-
-def _accept_cli_password(match: re.Match[str], secret: str) -> bool:
-    return len(secret) >= 4 and not _is_reference_or_placeholder(secret)
-
-
-def _accept_url_password(match: re.Match[str], secret: str) -> bool:
-    return not _is_reference_or_placeholder(secret)
-
-
-def _accept_query_token(match: re.Match[str], secret: str) -> bool:
-    return len(secret) >= 4 and not _is_reference_or_placeholder(secret)
-
-
-def _accept_authorization(match: re.Match[str], secret: str) -> bool:
-    if len(secret) < 8 or _is_reference_or_placeholder(secret):
-        return False
-    # Without a scheme word, "Authorization: required" is prose; a credential has a digit or a symbol.
-    return match.group("scheme") is not None or not secret.isalpha()
-
-
-def _sk_kind(secret: str) -> str:
-    return "anthropic-key" if secret.startswith("sk-ant-") else "openai-key"
-
-
-# Patterns start with a literal (lookbehinds for word boundaries come after it) so the regex engine jumps
-# from one occurrence of the literal to the next instead of trying every position of a long string.
-_RULES: tuple[_Rule, ...] = (
-    _Rule(
-        "private-key",
-        re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-            # Base64 and header lines up to the END line; a block cut off by truncated output takes its
-            # header and base64 lines (newlines may be real or, in JSON shown as text, written as \n).
-            r"(?:(?:(?!-----BEGIN )[A-Za-z0-9+/=\s\\:,-])*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-            r"|(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:[ \t][^\n\\]*))*)"
-        ),
-    ),
-    _Rule(
-        "jwt",
-        re.compile(rf"eyJ(?<![{_TOKEN_CHARS}]eyJ)[{_TOKEN_CHARS}]{{4,}}\.eyJ[{_TOKEN_CHARS}]{{4,}}\.[{_TOKEN_CHARS}]*"),
-    ),
-    # sk-ant-... (Anthropic), sk-proj-..., sk-svcacct-..., legacy sk-<48> (OpenAI) and other sk- keys.
-    _Rule(
-        "openai-key",
-        re.compile(rf"sk-(?<![{_TOKEN_CHARS}]sk-)[{_TOKEN_CHARS}]{{20,}}"),
-        _accept_random,
-        kind_of=_sk_kind,
-    ),
-    # Stripe secret and restricted keys, live and test mode, and webhook signing secrets. Publishable
-    # keys (pk_live_, pk_test_) are made to be embedded in public web pages, so they are left alone.
-    _Rule(
-        "stripe-key",
-        re.compile(rf"sk_(?:live|test)_(?<![{_TOKEN_CHARS}]sk_...._)[A-Za-z0-9]{{16,}}"),
-        _accept_random,
-    ),
-    _Rule(
-        "stripe-key",
-        re.compile(rf"rk_(?:live|test)_(?<![{_TOKEN_CHARS}]rk_...._)[A-Za-z0-9]{{16,}}"),
-        _accept_random,
-    ),
-    _Rule(
-        "stripe-key",
-        re.compile(rf"whsec_(?<![{_TOKEN_CHARS}]whsec_)[A-Za-z0-9]{{16,}}"),
-        _accept_random,
-    ),
-    _Rule(
-        "aws-access-key-id",
-        re.compile(rf"A(?:KIA|SIA)(?<![{_B64_CHARS}]....)[A-Z0-9]{{16}}(?![={_B64_CHARS}])"),
-    ),
-    _Rule(
-        "aws-secret-key",
-        re.compile(
-            r"aws[_ ]?secret[_ ]?(?:access[_ ]?)?key[\"']?[ \t]*[:=][ \t]*[\"']?"
-            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-            re.IGNORECASE,
-        ),
-        triggers=("secret",),
-        anchor="aws",
-    ),
-    _Rule(
-        "github-token",
-        re.compile(
-            r"g(?:h[pousr]_(?<![A-Za-z0-9_]gh._)[A-Za-z0-9]{30,255}"
-            r"|ithub_pat_(?<![A-Za-z0-9_]github_pat_)[A-Za-z0-9_]{40,255})"
-        ),
-    ),
-    _Rule(
-        "gitlab-token",
-        re.compile(rf"gl(?<![{_TOKEN_CHARS}]gl)(?:pat|dt|rt|ptt)-[{_TOKEN_CHARS}]{{20,}}"),
-    ),
-    _Rule(
-        "slack-token",
-        re.compile(
-            r"x(?:ox[abposr]-(?<![A-Za-z0-9_-]xox.-)[0-9A-Za-z-]{10,}"
-            r"|app-(?<![A-Za-z0-9_-]xapp-)\d-[0-9A-Za-z-]{10,})"
-        ),
-    ),
-    _Rule(
-        "slack-token",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{10,}"),
-    ),
-    _Rule(
-        "google-api-key",
-        re.compile(rf"AIza(?<![{_B64_CHARS}]AIza)[{_TOKEN_CHARS}]{{35}}(?![={_B64_CHARS}])"),
-    ),
-    # npm automation and publish tokens, Hugging Face access tokens, SendGrid API keys.
-    _Rule(
-        "npm-token",
-        re.compile(rf"npm_(?<![{_TOKEN_CHARS}]npm_)[A-Za-z0-9]{{36}}(?![{_TOKEN_CHARS}])"),
-        _accept_random,
-    ),
-    _Rule(
-        "huggingface-token",
-        re.compile(rf"hf_(?<![{_TOKEN_CHARS}]hf_)[A-Za-z0-9]{{34,40}}(?![{_TOKEN_CHARS}])"),
-        _accept_random,
-    ),
-    _Rule(
-        "sendgrid-key",
-        re.compile(
-            rf"SG\.(?<![.{_TOKEN_CHARS}]SG\.)[{_TOKEN_CHARS}]{{22}}\.[{_TOKEN_CHARS}]{{43}}(?![{_TOKEN_CHARS}])"
-        ),
-    ),
-    # Twilio API keys: SK and 32 lower-case hex digits.
-    _Rule(
-        "twilio-key",
-        re.compile(rf"SK(?<![{_TOKEN_CHARS}]SK)[0-9a-f]{{32}}(?![{_TOKEN_CHARS}])"),
-        _accept_random,
-    ),
-    # A password in the URL's user part; an unencoded "#" or "@" in it is still the password (people
-    # write them so, and URL parsers end the user part at the last "@" before the host).
-    _Rule(
-        "url-password",
-        re.compile(r"://(?P<user>[^\s:/?#@\[\]\"'<>]*):(?P<secret>[^\s/?\"'<>]+)@(?=[A-Za-z0-9\[])"),
-        _accept_url_password,
-    ),
-    # A token as the user part (https://<token>@github.com/o/r, https://<token>:x-oauth-basic@...):
-    # long and random-looking.
-    _Rule(
-        "url-password",
-        re.compile(r"://(?P<secret>[A-Za-z0-9_-]{20,})(?::[^\s/?\"'<>]*)?@(?=[A-Za-z0-9\[])"),
-        _accept_random,
-    ),
-    # Passwords given to command-line tools: mysql -pPASSWORD or -p'PASS WORD' (no space), sshpass -p
-    # PASSWORD, curl -u (or -su, -U) user:PASSWORD, and a .netrc entry (machine HOST login USER password
-    # PASSWORD, on one line or several; without "login", "machine learning password policy" is prose).
-    _Rule(
-        "cli-password",
-        re.compile(
-            r"(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s|;&]+)*?[ \t]+-p"
-            r"(?:(?P<secret>[^\s'\"-][^\s'\"]*)|(?P<quote>['\"])(?P<secret5>[^'\"\n]+)(?P=quote))"
-            r"|sshpass[ \t]+-p[ \t]*['\"]?(?P<secret2>[^\s'\"]+)"
-            r"|(?:curl|wget)(?:[ \t]+[^\s|;&]+)*?[ \t]+(?:-[A-Za-z]*[uU]|--user|--proxy-user)(?:[ \t]+|=)['\"]?"
-            r"[^\s:'\"]+:(?P<secret3>[^\s'\"@]+)"
-            r"|(?:machine(?<![\w-]machine)[ \t\r\n]+\S+|default(?<![\w-]default))"
-            r"[ \t\r\n]+login[ \t\r\n]+\S+[ \t\r\n]+password[ \t\r\n]+(?P<secret4>\S+)"
-        ),
-        _accept_cli_password,
-        triggers=("mysql", "mariadb", "sshpass", "curl", "wget", "login"),
-    ),
-    _Rule(
-        "url-token",
-        re.compile(
-            r"[?&;](?:access_token|refresh_token|id_token|auth_token|private_token|token|api_key|apikey"
-            r"|api-key|client_secret|secret|password|passwd|pwd|sig|signature|x-amz-signature"
-            r"|x-amz-security-token)=(?P<secret>[^&#\s\"'<>]+)",
-            re.IGNORECASE,
-        ),
-        _accept_query_token,
-    ),
-    _Rule(
-        "authorization",
-        re.compile(
-            r"authorization(?<![A-Za-z0-9_]authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-            r"(?:(?P<scheme>bearer|basic|token|digest|negotiate|bot|apikey)[ \t]+)?"
-            r"(?P<secret>[A-Za-z0-9._~+/=:-]+)",
-            re.IGNORECASE,
-        ),
-        _accept_authorization,
-        triggers=("authorization",),
-        anchor="authorization",
-    ),
-    # GitHub's classic tokens are 40 lower-case hex digits, as git's commit ids are: only where a token
-    # is named right before it on its line ("my token is ...", gh auth login --with-token <<< ...), on the
-    # line after `gh auth token`, or piped into gh auth login (a subject line ending in "token" can come
-    # before a commit id). After the authorization rule, which names "Authorization: token ...".
-    _Rule(
-        "github-token",
-        re.compile(
-            r"token(?<![A-Za-z0-9]token)(?:[ \t]+(?:is[ \t]+)?|[ \t]*<<<[ \t]*|(?<=auth token)[ \t]*\r?\n)[\"']?"
-            r"(?P<secret>(?-i:[0-9a-f]{40}))(?![A-Za-z0-9_-])",
-            re.IGNORECASE,
-        ),
-        anchor="token",
-    ),
-    _Rule(
-        "github-token",
-        re.compile(
-            r"echo(?<![A-Za-z0-9_-]echo)[ \t]+[\"']?(?P<secret>[0-9a-f]{40})[\"']?[ \t]*\|[ \t]*gh[ \t]+auth[ \t]+login"
-        ),
-        triggers=("gh auth",),
-    ),
-)
-
 # --- KEY=value, KEY: value, export KEY="value", "password": "...", --token VALUE -----------------
 
 _ASSIGNMENT_KIND = "secret-assignment"
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 # Every secret name holds one of these (lower-cased): PASSWORD, PASSPHRASE and *_PASS hold "pass".
 _SECRET_WORDS = ("pass", "secret", "token", "key", "pwd", "credential")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -354,6 +42,7 @@ _STRONG_SUFFIXES = (
     "AUTH_KEY",
     "CREDENTIALS",
     "CREDENTIAL",
+    "PRIVATE_KEY_ID",
     "_PASS",
     "_PWD",
 )
@@ -373,9 +62,15 @@ def _name_strength(name: str) -> int:
     return 0
 
 
-def _assignment_value_ok(value: str, *, quoted: bool, env_style: bool, sep: str, strength: int) -> bool:
+# A bare value that is code, not a setting: a name, a number, an attribute.
+_CODE_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+")
+
+
+def _assignment_value_ok(
+    value: str, *, quoted: bool, env_style: bool, sep: str, strength: int, ini_line: bool = False
+) -> bool:
     value = value.strip()
-    if len(value) < 4 or _is_reference_or_placeholder(value):
+    if len(value) < 4 or is_reference_or_placeholder(value):
         return False
     if (value.isdigit() and len(value) < 8) or value.startswith(("/", "~/", "./", "../")):
         return False
@@ -384,18 +79,26 @@ def _assignment_value_ok(value: str, *, quoted: bool, env_style: bool, sep: str,
         return False
     if strength == 1:
         # SORT_KEY=created_at, CACHE_KEY=user: only a random-looking value makes a *_KEY a secret.
-        return _random_looking(value)
+        return random_looking(value)
     if quoted:
         return True
-    # `password = user_input` in code assigns an expression; only env-style names take bare values.
+    # `password = user_input` in code assigns an expression; only env-style names take bare values, and
+    # a line of its own in an INI file (.pypirc, .my.cnf) whose value cannot be code.
     if sep == "=" and not env_style:
-        return False
+        return ini_line and (_CODE_VALUE.fullmatch(value) is None or random_looking(value))
     # `password: str`, `Token: see below`: a bare word after a colon is a type or prose.
     return not (sep != "=" and value.isalpha())
 
 
+def _alone_on_its_line(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is the whole line, but for spaces (`password = s3cret!` in an INI file)."""
+    before = text.rfind("\n", 0, start) + 1
+    after = text.find("\n", end)
+    return not text[before:start].strip() and not text[end : len(text) if after < 0 else after].strip()
+
+
 def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
-    hits = sorted(at for word in _SECRET_WORDS for at in _find_all(lowered, word))
+    hits = sorted(at for word in _SECRET_WORDS for at in find_all(lowered, word))
     pieces: list[str] = []
     done = 0  # everything before `done` is already in `pieces`
     name_end = 0
@@ -426,13 +129,59 @@ def _redact_assignments(text: str, lowered: str, counts: Counter[str]) -> str:
         if group == "bare" and v_end < len(text) and text[v_end] in "([":
             continue  # a call or subscript: os.environ["X"], getenv("X")
         env_style = flag or _ENV_NAME.fullmatch(name) is not None
-        if not _assignment_value_ok(value, quoted=group == "quoted", env_style=env_style, sep=sep, strength=strength):
+        ini_line = group == "bare" and _alone_on_its_line(text, start, v_end)
+        quoted = group == "quoted"
+        if not _assignment_value_ok(
+            value, quoted=quoted, env_style=env_style, sep=sep, strength=strength, ini_line=ini_line
+        ):
             continue
         pieces.append(text[done:v_start])
-        pieces.append(_mark(_ASSIGNMENT_KIND))
+        pieces.append(mark(_ASSIGNMENT_KIND))
         done = v_end
         name_end = v_end
         counts[_ASSIGNMENT_KIND] += 1
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+# --- Cookie: a=b; session=… (a header, a JSON key, curl --cookie) -----------------------------------
+
+_COOKIE_KIND = "cookie"
+_COOKIE_HEAD = re.compile(r"cookie\\?[\"']?(?:[ \t]*[:=][ \t]*|(?<=-cookie)[ \t]+)\\?[\"']?", re.IGNORECASE)
+_COOKIE_PAIR = re.compile(r"[ \t]*(?P<name>[^=;,\s\"'\\]+)=(?P<value>[^;,\s\"'\\]*)")
+# Cookies that hold a session or a login whatever their value looks like; others only when random-looking.
+_SESSION_COOKIE = re.compile(r"sess|sid|auth|token|jwt|login|remember|csrf|xsrf", re.IGNORECASE)
+# Set-Cookie's attributes, which hold no secret.
+_COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority"})
+
+
+def _cookie_secret(name: str, value: str) -> bool:
+    if len(value) < 8 or name.lower() in _COOKIE_ATTRIBUTES or is_reference_or_placeholder(value):
+        return False
+    return random_looking(value) or _SESSION_COOKIE.search(name) is not None
+
+
+def _redact_cookies(text: str, lowered: str, counts: Counter[str]) -> str:
+    """The values of session and random-looking cookies after `Cookie:`, `Set-Cookie:`, `"cookie":`
+    or `--cookie`; `theme=dark` and the attributes (Path=/) stay."""
+    pieces: list[str] = []
+    done = 0
+    for at in find_all(lowered, "cookie"):
+        head = _COOKIE_HEAD.match(text, at) if at >= done else None
+        if head is None:
+            continue
+        position = head.end()
+        while (pair := _COOKIE_PAIR.match(text, position)) is not None:
+            if _cookie_secret(pair.group("name"), pair.group("value")):
+                pieces += (text[done : pair.start("value")], mark(_COOKIE_KIND))
+                done = pair.end("value")
+                counts[_COOKIE_KIND] += 1
+            position = pair.end()
+            if not text.startswith(";", position):
+                break
+            position += 1
     if not pieces:
         return text
     pieces.append(text[done:])
@@ -459,6 +208,11 @@ KINDS: tuple[str, ...] = (
     "url-token",
     "cli-password",
     "authorization",
+    "vault-token",
+    "digitalocean-token",
+    "telegram-token",
+    "docker-auth",
+    "cookie",
     _ASSIGNMENT_KIND,
 )
 
@@ -472,6 +226,7 @@ _HINT_LITERALS = (
     "-----begin", "eyj", "sk-", "_live_", "_test_", "whsec_", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-", "xox", "xapp-", "aiza", "://", "sig=", "signature=",
     "authorization", "npm_", "hf_", "sg.", "mysql", "mariadb", "sshpass", "curl", "wget", "login",
+    "hvs.", "hvb.", "hvr.", "_v1_", ":aa", "_auth", '"auth', "cookie",
 )
 # fmt: on
 _HINT = re.compile("|".join(re.escape(literal) for literal in _HINT_LITERALS))
@@ -487,12 +242,16 @@ def _redact(text: str, counts: Counter[str]) -> str:
     source = text  # the text `lowered` was made from; rules return the same object when they change nothing
     # Stale after a replacement, but still right about which rules could match: marks add no secrets.
     triggers = lowered
-    for rule in _RULES:
+    for rule in RULES:
         if rule.triggers and not any(trigger in triggers for trigger in rule.triggers):
             continue
         if text is not source:
             lowered, source = _lower(text), text
         text = rule.apply(text, lowered, counts)
+    if "cookie" in triggers:
+        if text is not source:
+            lowered, source = _lower(text), text
+        text = _redact_cookies(text, lowered, counts)
     if any(word in triggers for word in _SECRET_WORDS):
         if text is not source:
             lowered = _lower(text)
@@ -529,10 +288,16 @@ class Redactor:
         redacted = _redact(value, self.counts)
         if redacted is not value:
             return redacted
+        if name == "auth" and len(value) >= 8 and docker_auth(value):
+            self.counts["docker-auth"] += 1
+            return mark("docker-auth")
+        if name.lower() in ("cookie", "set-cookie"):
+            header = "cookie: " + value  # the header's value alone, as a JSON field holds it
+            return _redact_cookies(header, _lower(header), self.counts)[len("cookie: ") :]
         strength = _name_strength(name)
         if strength and _assignment_value_ok(value, quoted=True, env_style=False, sep="=", strength=strength):
             self.counts[_ASSIGNMENT_KIND] += 1
-            return _mark(_ASSIGNMENT_KIND)
+            return mark(_ASSIGNMENT_KIND)
         return value
 
     @property

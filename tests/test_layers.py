@@ -11,10 +11,18 @@ PACKAGE = ROOT / "sitegen"
 # Stages in pipeline order; a module may import its own stage and the ones before it. A name is a
 # package or module, matched by its longest prefix.
 STAGES: list[tuple[str, ...]] = [
-    ("sitegen", "sitegen.errors", "sitegen.fileio", "sitegen.undo", "sitegen.gcpause", "sitegen.resources"),
+    (
+        "sitegen",
+        "sitegen.errors",
+        "sitegen.fileio",
+        "sitegen.undo",
+        "sitegen.gcpause",
+        "sitegen.resources",
+        "sitegen.visible",
+    ),
     ("sitegen.timings", "sitegen.titles", "sitegen.clipboard"),
     ("sitegen.session",),
-    ("sitegen.odek", "sitegen.history", "sitegen.redact"),
+    ("sitegen.odek", "sitegen.history", "sitegen.redact", "sitegen.redact_rules"),
     ("sitegen.transcript",),
     ("sitegen.render.base",),
     ("sitegen.render.highlight",),

@@ -159,7 +159,39 @@ def _secrets() -> list[Secret]:
     add("secret-assignment", "SECRET_KEY = 'django-insecure-{s}'", fake(40))
     add("secret-assignment", 'const apiKey = "{s}";', fake(39))
     add("secret-assignment", "ENCRYPTION_KEY={s}", hashlib.sha256(fake(8).encode()).hexdigest())
+    # The kinds a security review found missing (issue 31): INI files, .npmrc, docker, Telegram, Vault,
+    # DigitalOcean, cookies, a GCP service account's key id.
+    add(
+        "secret-assignment", "cat ~/.pypirc\n[pypi]\nusername = __token__\npassword = {s}\n", "pypi-" + fake(60, B64URL)
+    )
+    add("secret-assignment", "[client]\nuser = root\npassword = {s}\nhost = db\n", fake(10) + "!" + fake(5))
+    add("secret-assignment", "[smtp]\npassword = {s}", fake(20))
+    add("npm-token", "//registry.npmjs.org/:_authToken={s}", str(uuid.UUID(int=_rng.getrandbits(128), version=4)))
+    add("npm-token", "//npm.example.com/:_auth = {s}", base64.b64encode(b"ann:" + fake(14).encode()).decode())
+    add(
+        "docker-auth",
+        '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{s}"}}}}}}',
+        base64.b64encode(b"ann:" + fake(20).encode()).decode(),
+    )
+    add("telegram-token", "curl https://api.telegram.org/bot{s}/sendMessage -d chat_id=42", _telegram())
+    add("telegram-token", "BotFather: use this token to access the HTTP API: {s}", _telegram())
+    add("vault-token", "vault login {s}", "hvs." + fake(90, B64URL))
+    add("vault-token", "X-Vault-Token: {s}", "hvb." + fake(120, B64URL))
+    add("digitalocean-token", "doctl auth init -t {s}", "dop_v1_" + _hex(64))
+    add("cookie", "curl -H 'Cookie: theme=dark; session={s}' https://app.example.com/api", fake(32))
+    add("cookie", "Set-Cookie: sid={s}; Path=/; HttpOnly; Secure", fake(12))
+    add("cookie", '{{"headers": {{"Cookie": "_ga=GA1.2.3; remember_token={s}"}}}}', fake(40, B64URL))
+    add("cookie", "curl --cookie 'connect.sid={s}' https://x", "s%3A" + fake(30))
+    add(
+        "secret-assignment",
+        '{{"type": "service_account", "project_id": "demo-1", "private_key_id": "{s}"}}',
+        _hex(40),
+    )
     return cases
+
+
+def _telegram() -> str:
+    return f"{_rng.randrange(10**8, 10**10)}:AA{fake(33, B64URL)}"
 
 
 def _lookalikes() -> list[str]:
@@ -220,6 +252,21 @@ def _lookalikes() -> list[str]:
         f"DESK{hashlib.md5(b'ten').hexdigest()} SKIP SK-1234 SKU {hashlib.md5(b'eleven').hexdigest()}",
         "The machine learning password policy is strict; machine-readable login password fields",
         "mysql -p'$MYSQL_PWD' app; curl -fsSu $CI_USER:$CI_PASS https://x",
+        # Near the kinds added for issue 31: code, settings and prose that hold no credential.
+        "[metadata]\nname = sitegen\npassword = None\ntoken = token_for_user\n",
+        "password = get_password()\ntoken = token.strip()\npassword = input_password\nsecret = 42",
+        "[pypi]\nusername = __token__\npassword = ${PYPI_TOKEN}\n",
+        "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\nalways-auth=true",
+        '{"auth": "required", "auths": {}, "credsStore": "desktop"}',
+        "Cookie: theme=dark; lang=en-US\nSet-Cookie: sid=deleted; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+        "cookies are small; the cookie jar is cookies.txt and cookie: see the docs",
+        "Telegram bot @sitegen_bot, chat id 123456789, ratio 16:9 and time 12:30:45",
+        "hvs. is the prefix of Vault service tokens; VAULT_ADDR=https://vault.internal:8200",
+        "dop_v1_ tokens are DigitalOcean's; doctl auth init --context work",
+        "docker login -u ann --password-stdin < pw.txt",
+        '{"private_key_id": "<key id>", "client_email": "svc@demo-1.iam.gserviceaccount.com"}',
+        "[client]\nuser = root\nport = 3306\nhost = db.internal\n",
+        "if password == other_password:\n    token_count = len(tokens)",
     ]
 
 
@@ -245,7 +292,7 @@ def test_lookalike_is_untouched(text: str) -> None:
 @pytest.mark.parametrize("sizes", [(len(SECRETS), len(LOOKALIKES))], ids=lambda s: f"{s[0]}secrets-{s[1]}lookalikes")
 def test_corpus_covers_every_kind(sizes: tuple[int, int]) -> None:
     secrets, lookalikes = sizes
-    assert secrets >= 30 and lookalikes >= 30
+    assert secrets >= 60 and lookalikes >= 50
     by_kind = Counter(case.kind for case in SECRETS)
     assert set(by_kind) == set(KINDS)
     print(f"\nredaction corpus: {secrets} secrets ({describe_counts(by_kind)}), {lookalikes} look-alikes")
@@ -339,6 +386,20 @@ def test_redactor_accumulates_counts_across_calls() -> None:
 def test_short_and_empty_strings_pass_through() -> None:
     for text in ("", "ok", "token", "sk-1234"):
         assert redact_text(text) == (text, Counter())
+
+
+def test_cookies_and_docker_auth_in_json_fields() -> None:
+    session, auth = fake(24), base64.b64encode(b"ann:" + fake(16).encode()).decode()
+    value = {"headers": {"Cookie": f"theme=dark; sessionid={session}"}, "auths": {"r.io": {"auth": auth}}}
+    redactor = Redactor()
+    out = redact_value(value, redactor)
+    assert out == {
+        "headers": {"Cookie": "theme=dark; sessionid=[REDACTED:cookie]"},
+        "auths": {"r.io": {"auth": "[REDACTED:docker-auth]"}},
+    }
+    assert redactor.counts == Counter({"cookie": 1, "docker-auth": 1})
+    # "auth" that is not base64 of user:password stays.
+    assert redact_value({"auth": "required"}, Redactor()) == {"auth": "required"}
 
 
 def test_real_sessions_have_nothing_to_redact(real_fixtures: Path) -> None:

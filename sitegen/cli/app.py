@@ -43,6 +43,12 @@ SessionArgument = Annotated[
 ]
 
 
+def _odek_dirs(extra: list[Path] | None) -> list[Path]:
+    from sitegen.odek.store import default_odek_dirs
+
+    return default_odek_dirs(extra or [])
+
+
 NoWaitOption = Annotated[
     bool,
     typer.Option("--no-wait", help="If another build or watch is writing the site, exit 1 instead of waiting."),
@@ -254,7 +260,7 @@ def export_command(
     path = resolve_argument(session, agent_dir, odek_dir)
     transcript = load_transcript(path, given_agent_dirs(agent_dir))
     redactor = _redactor() if redact else None
-    target = _export_target(output, path, f".{export_format}")
+    target = _export_target(output, path, [*given_agent_dirs(agent_dir), *_odek_dirs(odek_dir)], f".{export_format}")
     if export_format != "html":
         from sitegen.cli.export import export_text
 
@@ -358,23 +364,26 @@ def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None)
                 raise fail(f"Not a folder: {option} {folder}")
 
 
-def _export_target(output: Path | None, session: Path, suffix: str = ".html") -> Path:
-    """Where the page goes: OUTPUT, <stem><suffix> inside OUTPUT when it is a folder, or here."""
+def _export_target(output: Path | None, session: Path, inputs: list[Path], suffix: str = ".html") -> Path:
+    """Where the export goes: OUTPUT, <stem><suffix> inside OUTPUT when it is a folder, or here; never
+    where `build --out` would refuse (sitegen.session.output_guard), nor into the session's artifacts."""
+    from sitegen.session.output_guard import check_output_place
+
     if output is None:
-        return Path.cwd() / f"{session.stem}{suffix}"
-    target = output / f"{session.stem}{suffix}" if output.is_dir() else output
-    try:
-        target.resolve()
-    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
-        raise fail(f"Cannot write {target}: it is a link loop, or lies behind one") from None
+        target = Path.cwd() / f"{session.stem}{suffix}"
+    elif output.is_dir():
+        # The folder it goes into is asked first: `-o /` or `-o ~` would spread files there.
+        check_output_place(output, inputs, [session])
+        target = output / f"{session.stem}{suffix}"
+    else:
+        target = output
+    check_output_place(target, inputs, [session])
     if suffix != ".html":
         from sitegen.cli.export import refused_text_target
 
         refusal = refused_text_target(target, session)
         if refusal is not None:
             raise fail(refusal)
-    elif target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
-        raise fail(f"Refusing to write the page over a session file: {target}")
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")
     blocking = next((folder for folder in target.parents if folder.exists() and not folder.is_dir()), None)

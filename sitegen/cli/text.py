@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitegen.visible import BIDI_MARKS
+
 __all__ = ["json_line", "json_text", "printable", "visible"]
 
 # Control characters from a session would drive the terminal (colours are the least of it: OSC
 # sequences set titles, write the clipboard, make links): printed as their visible symbols instead.
-_CONTROLS = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n"}
+_CONTROLS: dict[int, int | str] = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n"}
 _CONTROLS.update({0x7F: 0x2421, **{code: 0xFFFD for code in range(0x80, 0xA0)}})
+# Bidirectional overrides would reorder the rest of the line (a title, a path): shown by name (⟨RLO⟩).
+_CONTROLS.update(BIDI_MARKS)
 
 
 # JSON escapes only C0 controls; DEL and C1 (U+009B is a one-character CSI) get the same escape, which

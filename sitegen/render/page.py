@@ -7,7 +7,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.base._internals import template_cache_filename
 from sitegen.render.base.fragments import FragmentStore
-from sitegen.render.base.text import escape_text, fold_text, html_escape, human_size
+from sitegen.render.base.text import break_long_words, escape_text, fold_text, html_escape, human_size
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
@@ -51,6 +50,7 @@ from sitegen.timings import PhaseClock
 from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
+from sitegen.visible import visible_utf8, visible_value
 
 __all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
 
@@ -69,10 +69,6 @@ LAZY_CHUNK_NODES = 64
 # A long page's tree holds its first rows (more than a sidebar shows); tree.js draws the rest from raw
 # text as the sidebar scrolls: laying out tens of thousands of rows was most of the page's opening time.
 LAZY_TREE_ROWS = 100
-# C0 controls (but tab, newline, carriage return) and DEL are not allowed in HTML text: shown as U+FFFD.
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-# The same characters as UTF-8 bytes (no other character's encoding holds these bytes).
-_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
 PAGE_STYLES = (
     "theme.css",
@@ -219,7 +215,8 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
 
     Keyed by template source, so an edited template is recompiled; without a writable folder, none."""
     folder = cache_folder("templates")
-    return _TemplateCache(str(folder)) if folder is not None else None
+    # The key holds no environment setting: a setting compiled into the code (finalize) renames the files.
+    return _TemplateCache(str(folder), "sitegen-v2-%s.cache") if folder is not None else None
 
 
 class _TemplateCache(FileSystemBytecodeCache):
@@ -262,6 +259,9 @@ def template_environment() -> Environment:
     # `| text` escapes for element content only (quotes kept, a fifth smaller for JSON); never use
     # it inside an attribute, where autoescape's full escaping is needed.
     env.filters["text"] = escape_text
+    # Every value a template shows (titles, paths, names, in text and attributes) without control
+    # characters or bidirectional overrides; markup stays markup.
+    env.finalize = visible_value
     return env
 
 
@@ -406,7 +406,7 @@ class PageRenderer:
                 try:
                     with collector_paused():
                         entries = [f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired]
-                    html = _html_bytes("".join(entries))
+                    html = _html_bytes(break_long_words("".join(entries)))
                 finally:
                     highlighter.later = False
                 yield _deferred(html, at + start) if deferred else html
@@ -553,11 +553,7 @@ def _entry_links(transcript: Transcript, order: list[tuple[str, int]]) -> Markup
 
 
 def _html_bytes(html: str) -> bytes:
-    data = html.encode("utf-8", "surrogatepass")
-    # Pages seldom hold control characters: bytes.translate tells in a third of a regex scan's time.
-    if len(data.translate(None, _CONTROL_BYTES)) == len(data):
-        return data
-    return _CONTROL_CHARS.sub("\ufffd", html).encode("utf-8", "surrogatepass")
+    return visible_utf8(html)
 
 
 # What the frame costs per entry, in _weight's units (fitted on the same session: 0.62 s of 4 s).

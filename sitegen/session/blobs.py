@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import logging
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitegen.fileio import read_regular_file
 from sitegen.session.entries import Entry
 
 __all__ = [
     "BLOB_REF_PREFIX",
+    "MAX_BLOB_BYTES",
     "BlobStore",
     "blob_hash",
     "is_blob_ref",
@@ -29,8 +31,37 @@ BLOB_REF_PREFIX = "blob:sha256:"
 _BLOB_REF = re.compile(r"blob:sha256:([0-9a-f]{64})")
 # omp may also keep a copy named with an extension.
 _EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-# Read at most this much of a blob (as of an artifact): a page inlines it.
-MAX_BLOB_BYTES = 256 << 20
+# A blob is an image a page inlines (providers take a few MB): a larger file is refused unread.
+MAX_BLOB_BYTES = 50 << 20
+# Opened without following a link (a blob that links to /etc/passwd would put it in the page and in a
+# share) and without waiting on a pipe.
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+class _Refused(Exception):
+    """A blob file that is there but must not be read; its message says why."""
+
+
+def _read_blob(path: Path) -> bytes:
+    """A regular file's bytes, read through no symbolic link and no larger than MAX_BLOB_BYTES."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _Refused("a symbolic link, not a file of the blob store") from None
+        raise
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise _Refused("not a regular file (a pipe, a socket or a device)")
+        if info.st_size > MAX_BLOB_BYTES:
+            raise _Refused(f"larger than {MAX_BLOB_BYTES >> 20} MB")
+        data = handle.read(MAX_BLOB_BYTES + 1)
+    if len(data) > MAX_BLOB_BYTES:
+        raise _Refused(f"larger than {MAX_BLOB_BYTES >> 20} MB")
+    return data
 
 
 def blob_hash(value: object) -> str | None:
@@ -50,23 +81,35 @@ class BlobStore:
 
     def __init__(self, dirs: Sequence[str | os.PathLike[str]]) -> None:
         self.dirs = [Path(d) for d in dirs]
+        # Blobs that are there but were not read, by hash: why (a link, a pipe, too large, wrong bytes).
+        self.refused: dict[str, str] = {}
 
     def get(self, digest: str) -> bytes | None:
-        """The bytes stored under a hash, or None when no folder holds them."""
+        """The bytes stored under a hash, or None when no folder holds them as a regular file of at
+        most MAX_BLOB_BYTES whose bytes hash to that name (`refused` then says why, when it is there)."""
         for folder in self.dirs:
             for name in (digest, *(digest + ext for ext in _EXTENSIONS)):
+                path = folder / name
                 try:
-                    data = read_regular_file(folder / name, MAX_BLOB_BYTES)
+                    data = _read_blob(path)
                 except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                     continue
+                except _Refused as refusal:
+                    self._refuse(digest, path, str(refusal))
+                    continue
                 except OSError as error:
-                    log.warning("cannot read blob %s: %s", folder / name, error.strerror or error)
+                    self._refuse(digest, path, f"cannot be read: {error.strerror or error}")
                     continue
-                if len(data) > MAX_BLOB_BYTES:
-                    log.warning("cannot read blob %s: larger than %d MB", folder / name, MAX_BLOB_BYTES >> 20)
+                if hashlib.sha256(data).hexdigest() != digest:
+                    self._refuse(digest, path, "its bytes do not hash to its name")
                     continue
+                self.refused.pop(digest, None)
                 return data
         return None
+
+    def _refuse(self, digest: str, path: Path, reason: str) -> None:
+        log.warning("cannot use blob %s: %s", path, reason)
+        self.refused.setdefault(digest, reason)
 
     def put(self, data: bytes) -> str:
         """Store bytes (idempotently, atomically) and return their blob ref."""

@@ -32,6 +32,8 @@ class SameDir:
             return False
         if other == self.cwd or os.path.normpath(other) == self.norm:
             return True
+        if "\x00" in other or "\x00" in self.cwd:
+            return False  # not a path (a NUL from a hostile header): realpath would raise
         if self._real is None:
             self._real = os.path.realpath(self.cwd)
         return os.path.realpath(other) == self._real

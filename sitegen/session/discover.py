@@ -19,7 +19,7 @@ from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
 from sitegen.fileio import open_regular
 from sitegen.session.breadcrumbs import TERMINAL_ID_ENV, SameDir, breadcrumb_session, terminal_id
 from sitegen.session.entries import Header, iso_to_ms, message_text
-from sitegen.session.load import parse_json_leniently, read_header
+from sitegen.session.load import parse_json_leniently, read_header, session_lines
 from sitegen.session.places import (
     AGENT_DIR_ENV,
     SESSION_DIR_ENV,
@@ -128,11 +128,14 @@ def encode_cwd(cwd: str) -> str:
     return "--" + re.sub(r"[/\\:]", "-", body) + "--"
 
 
-def _scan(folder: Path) -> list[os.DirEntry[str]]:
+def _scan(folder: Path, unreadable: list[tuple[Path, str]] | None = None) -> list[os.DirEntry[str]]:
+    """The folder's entries; one that is there but cannot be read is added to `unreadable` with why."""
     try:
         with os.scandir(folder) as it:
             return list(it)
-    except OSError:
+    except OSError as error:
+        if unreadable is not None and error.errno not in (errno.ENOENT, errno.ENOTDIR):
+            unreadable.append((folder, error.strerror or str(error)))
         return []
 
 
@@ -175,10 +178,12 @@ def session_files(
     *,
     non_files: bool = False,
     env: Mapping[str, str] = os.environ,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> list[tuple[Path, Path | None]]:
     """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders, and the
     files omp registered as kept elsewhere (sitegen.session.places.registered_sessions); non_files
-    adds what is named so but is no file to read (the site lists those as problems)."""
+    adds what is named so but is no file to read (the site lists those as problems), and
+    `unreadable` gets each folder that is there but cannot be listed, with why."""
     seen: set[str] = set()
     found: list[tuple[Path, Path | None]] = []
 
@@ -195,12 +200,12 @@ def session_files(
             found.append((Path(entry.path), agent_dir))
 
     for agent_dir in dirs:
-        for project in _scan(agent_dir / "sessions"):
+        for project in _scan(agent_dir / "sessions", unreadable):
             if _is_dir(project):
-                for entry in _scan(Path(project.path)):
+                for entry in _scan(Path(project.path), unreadable):
                     add(entry, agent_dir)
     for flat in flat_dirs:
-        for entry in _scan(flat):
+        for entry in _scan(flat, unreadable):
             add(entry, None)
     for path, agent_dir in registered_sessions(dirs, env):
         # Any name omp was given (`--session PATH`), but a file: the marker of a deleted one stays.
@@ -263,7 +268,7 @@ def _scan_body(path: Path) -> _Body:
     body = _Body()
     match_type = _TYPE_AT_START.match
     with open_regular(path) as handle:
-        for line in handle:
+        for line in session_lines(handle, []):
             typed = match_type(line)
             if typed is not None:
                 kind = typed.group(1)

@@ -7,9 +7,10 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 
 import orjson
 
@@ -17,11 +18,70 @@ from sitegen.errors import NotASession, SessionNotFound
 from sitegen.fileio import open_regular
 from sitegen.session.entries import MAX_NESTING, Entry, Header, is_header
 
-__all__ = ["HEADER_PREFIX_BYTES", "RawSession", "load_raw", "parse_json_leniently", "read_header"]
+__all__ = [
+    "HEADER_PREFIX_BYTES",
+    "MAX_LINE_BYTES",
+    "LongLine",
+    "RawSession",
+    "load_raw",
+    "parse_json_leniently",
+    "read_header",
+    "session_lines",
+]
 
 # The seed reads a 4096-byte prefix for metadata; the omp title slot (a padded line before the
 # header) pushes the header further down, so we read a little more.
 HEADER_PREFIX_BYTES = 8192
+# A line longer than this is skipped unread (and listed): memory stays a small multiple of it
+# whatever the file holds (a line that never ends, of gigabytes). The agents keep images in blobs.
+MAX_LINE_BYTES = 64 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class LongLine:
+    """A line longer than MAX_LINE_BYTES: where it starts, and its length without the newline."""
+
+    offset: int
+    size: int
+    ended: bool
+
+    def describe(self) -> str:
+        end = "" if self.ended else " (it never ends)"
+        return (
+            f"a line of {self.size / (1 << 20):,.0f} MB at byte {self.offset:,}{end} is longer than the "
+            f"{MAX_LINE_BYTES >> 20} MB sitegen reads of one line: not shown"
+        )
+
+
+def session_lines(handle: IO[bytes], long_lines: list[LongLine], limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The file's lines as `for line in handle` gives them, but a line longer than `limit` is read
+    past in 1 MB steps, not yielded, and appended to long_lines."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except (OSError, ValueError):
+        size = limit + 1
+    # A size-limited readline costs half as much again as iterating: only a file that can hold a
+    # long line pays for it.
+    return iter(handle) if size <= limit else _bounded_lines(handle, long_lines, limit)
+
+
+def _bounded_lines(handle: IO[bytes], long_lines: list[LongLine], limit: int) -> Iterator[bytes]:
+    readline = handle.readline
+    cap = limit + 1
+    while line := readline(cap):
+        if len(line) < cap or line.endswith(b"\n"):
+            yield line
+            continue
+        offset = handle.tell() - len(line)
+        size = len(line)
+        ended = False
+        del line  # not kept while the rest is read
+        while part := readline(1 << 20):
+            size += len(part)
+            if part.endswith(b"\n"):
+                size, ended = size - 1, True
+                break
+        long_lines.append(LongLine(offset, size, ended))
 
 
 @dataclass(slots=True)
@@ -39,6 +99,10 @@ class RawSession:
     unparsed: list[tuple[int, bytes]] = field(default_factory=list)
     size: int = 0
     mtime_ns: int = 0
+    # Lines too long to read (session_lines): a rewrite would lose them.
+    long_lines: list[LongLine] = field(default_factory=list)
+    # What was read but cannot be shown, one line each (a line too long to render): the problems page.
+    defects: list[str] = field(default_factory=list)
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -170,7 +234,8 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
         truncated = False
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
-        for line in handle:
+        long_lines: list[LongLine] = []
+        for line in session_lines(handle, long_lines):
             if header is not None:
                 # Hot loop: most lines are well-formed entries.
                 try:
@@ -216,6 +281,8 @@ def load_raw(path: str | os.PathLike[str]) -> RawSession:
         unparsed=unparsed,
         size=info.st_size,
         mtime_ns=info.st_mtime_ns,
+        long_lines=long_lines,
+        defects=[line.describe() for line in long_lines],
     )
 
 
@@ -247,7 +314,7 @@ def _read_header_lines(path: str | os.PathLike[str]) -> tuple[Header, dict[str, 
     """Slow path for a header line longer than the prefix: read whole lines until the header."""
     title_slot: dict[str, Any] | None = None
     with open(path, "rb") as handle:
-        for line in handle:
+        for line in session_lines(handle, []):
             record = _parse(line) if line.strip() else None
             if not isinstance(record, dict):
                 continue

@@ -20,6 +20,8 @@ def migrate_file(path: str | os.PathLike[str], *, write: bool) -> MigrationRepor
     report = migrate(raw.header, raw.entries)
     if not write or not report.changed:
         return report
+    if raw.long_lines:
+        raise MigrationError(f"{raw.path} holds a line too long to read ({raw.defects[0]}); it is left as it is")
     if raw.truncated_tail:
         raise MigrationError(f"{raw.path} is being written (its last line is incomplete); try again later")
     stat = os.stat(raw.path)

@@ -19,6 +19,7 @@ from sitegen.gcpause import collector_paused
 from sitegen.site.postings import Postings, encode_number, postings_of, tokenize
 from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Node, Transcript
+from sitegen.visible import visible
 
 __all__ = [
     "SEARCH_DIR",
@@ -132,6 +133,7 @@ def _values(value: Any, depth: int = 0) -> Iterator[str]:
 
 def _clean(text: str) -> str:
     text = _ANSI.sub("", text) if "\x1b" in text else text
+    text = visible(text)  # no control character or bidi override reaches a result raw
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -180,7 +182,7 @@ def _entry(node: Node, kind: str, label: str, pieces: list[str], ends: bool = Fa
         text = _clip(pieces, limit)
     # Only the postings read terms (it is never stored): where nothing can have been cut, text will do.
     terms = _clean(" ".join(pieces)) if sum(len(piece) + 1 for piece in pieces) > limit else ""
-    return SearchEntry(node.id, kind, label[:LABEL_LIMIT], text, terms)
+    return SearchEntry(node.id, kind, visible(label[:LABEL_LIMIT]), text, terms)
 
 
 def _entry_of(node: Node) -> SearchEntry | None:
@@ -406,7 +408,8 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
 
 
 def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
-    row = [info.title, info.project, info.page, chunks, info.context, info.time_ms or 0]
+    shown = [visible(info.title), visible(info.project)]  # as the listings show them (sitegen.visible)
+    row = [*shown, info.page, chunks, visible(info.context), info.time_ms or 0]
     return row if info.title_searched else [*row, 1]
 
 

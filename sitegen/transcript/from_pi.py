@@ -306,6 +306,11 @@ def _pair_results(nodes: list[Node], calls: dict[str, list[tuple[Node, ToolCall]
             earlier[-1].result = result
 
 
+def _blob_defects(session: Session) -> list[str]:
+    """One line per image whose blob is there but was refused: the page shows it as missing."""
+    return [f"image blob {digest[:12]}…: {reason}" for digest, reason in sorted(session.blobs.refused.items())]
+
+
 def transcript_from_session(session: Session) -> Transcript:
     """Build the transcript: one node per entry, tool results paired to calls by id."""
     nodes: list[Node] = []
@@ -353,6 +358,7 @@ def transcript_from_session(session: Session) -> Transcript:
         artifacts_dir=artifacts_dir_for(path),
         malformed_lines=session.raw.malformed_lines,
         truncated_tail=session.raw.truncated_tail,
+        defects=[*session.raw.defects, *_blob_defects(session)],
         made_up_ids=session.migration.ids_added + session.migration.ids_chained > 0,
         ids_chained=session.migration.ids_chained,
         context_rules=session.context_rules,

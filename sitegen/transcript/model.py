@@ -170,6 +170,8 @@ class Transcript:
     artifacts_dir: Path | None = None
     malformed_lines: int = 0
     truncated_tail: bool = False
+    # Parts that are there but not shown, one line each (a refused blob, a line too long): the problems page.
+    defects: list[str] = field(default_factory=list)
     # Entry ids were made up while migrating an old (v1) file: they differ between copies of it.
     made_up_ids: bool = False
     # Entries of a v2/v3 file that had no id (another tool wrote it), chained in file order.

@@ -11,8 +11,10 @@ from markupsafe import Markup, escape
 __all__ = [
     "FOLD_AFTER_LINES",
     "INTRAWORD_UNDERSCORES",
+    "LONG_WORD",
     "PREVIEW_LINES",
     "Folded",
+    "break_long_words",
     "escape_text",
     "fold_text",
     "html_escape",
@@ -27,6 +29,63 @@ FOLD_AFTER_LINES = 40
 PREVIEW_LINES = 24
 FOLD_AFTER_CHARS = 8000
 PREVIEW_CHARS = 3000
+
+
+# A run of text this long without a space is wrapped in <span class="long-word">, which breaks it
+# between any two characters (word-break: break-all): a browser finding where one unbroken
+# 200,000-character token may break (overflow-wrap: anywhere) took seconds. One element per run,
+# and nothing is added to what is copied.
+LONG_WORD = 1000
+# A character that ends a run: a space or a tag delimiter; and a tag delimiter.
+_BREAK = re.compile(r"[\s<>]")
+_TAG_EDGE = re.compile(r"[<>]")
+
+
+def _run_start(html: str, at: int) -> int:
+    """Where the run of characters without a break that holds position `at` starts."""
+    step = LONG_WORD // 2
+    while at > 0:
+        low = max(0, at - step)
+        found = [match.end() for match in _BREAK.finditer(html, low, at)]
+        if found:
+            return found[-1]
+        at = low
+    return 0
+
+
+def break_long_words(html: str) -> str:
+    """The markup of entries with each text run longer than LONG_WORD in a span that may break
+    anywhere; runs inside a tag (an attribute, an image's data URL) are left alone.
+
+    It looks at windows of LONG_WORD // 2 characters (a run of LONG_WORD covers one whole): in text,
+    each search stops at the window's first space, a small fraction of a scan of every run."""
+    half = LONG_WORD // 2
+    search = _BREAK.search
+    pieces: list[str] = []
+    done = 0
+    window = 0
+    # Whether the text at `seen` is inside a tag, followed from the start: a run's own check would
+    # look back through the whole of a long <pre> for the last "<".
+    seen, in_tag = 0, False
+    while window + half <= len(html):
+        if search(html, window, window + half) is not None:
+            window += half
+            continue
+        start = _run_start(html, window)
+        found = search(html, window + half)
+        end = found.start() if found is not None else len(html)
+        window = end
+        for edge in _TAG_EDGE.finditer(html, seen, start):
+            in_tag = edge.group() == "<"
+        seen = start
+        if end - start < LONG_WORD or in_tag:
+            continue  # too short, or inside a tag
+        pieces += (html[done:start], '<span class="long-word">', html[start:end], "</span>")
+        done = end
+    if not pieces:
+        return html
+    pieces.append(html[done:])
+    return "".join(pieces)
 
 
 def escape_text(text: str) -> Markup:

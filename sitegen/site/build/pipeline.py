@@ -23,9 +23,11 @@ from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, given_dirs
 from sitegen.session.entries import shorten
 from sitegen.session.load import read_header
+from sitegen.session.output_guard import refused_output
 from sitegen.site.build.assets import folder_hash, publish_assets, remove_stale_assets
 from sitegen.site.build.unreadable import write_unreadable
 from sitegen.site.pages.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
+from sitegen.site.pages.placeholders import INDEX_PAGES, write_placeholders
 from sitegen.site.pages.related import write_related
 from sitegen.site.search import SearchDocInfo, update_search_index
 from sitegen.site.state.checkpoint import Checkpoints, sweep_temporaries
@@ -128,19 +130,11 @@ def _input_dirs(config: BuildConfig) -> tuple[list[Path], list[Path]]:
 
 
 def _check_output(out: Path, inputs: Iterable[Path]) -> None:
-    """Refuse an output folder inside (or holding) an agent dir: the build must never write there."""
-    try:
-        resolved = out.resolve()
-    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
-        raise SiteError(f"Output folder {out} is a link loop, or lies behind one; choose another --out") from None
-    for given in inputs:
-        try:
-            folder = given.resolve()
-        except (OSError, RuntimeError):
-            log.warning("Skipping %s: a link loop", given)  # it holds no sessions to write over
-            continue
-        if resolved == folder or folder in resolved.parents or resolved in folder.parents:
-            raise SiteError(f"Output folder {out} overlaps the session folder {folder}; choose another --out")
+    """Refuse an output folder where sitegen never writes (sitegen.session.output_guard): the agents' dirs
+    (inside or holding one), `/`, the home folder, a session file."""
+    reason = refused_output(out, inputs)
+    if reason is not None:
+        raise SiteError(f"Refusing to write the site {reason}; choose another --out")
 
 
 def _check_ours(out: Path) -> None:
@@ -233,6 +227,28 @@ def _related_placeholder(site_dir: Path, page: str) -> None:
         replace_file(target, b"window.sitegen.related([]);\n")
 
 
+def _shown_path(path: Path) -> str:
+    return os.fsdecode(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _inside(source: str, folders: list[tuple[Path, str]]) -> bool:
+    """Whether a session file lies in (or below) one of the folders that could not be listed."""
+    parents = Path(source).parents
+    return any(folder in parents for folder, _ in folders)
+
+
+def _keep_unreadable(old: ManifestEntry, problem: str | None) -> bool:
+    """A session with a page that cannot be read now (permissions, an I/O error), not one gone bad:
+    its page stays, listed, and it is read again next time (a fingerprint no file has)."""
+    if old.record is None or problem is None:
+        return False
+    if not problem.startswith(("Cannot read it: ", "Not a session file: it is unreadable")):
+        return False
+    old.problem = f"{problem}; its page is kept as the last build made it"
+    old.fingerprint = [-1, -1, -1]
+    return True
+
+
 def _hash(path: Path) -> tuple[str | None, str | None]:
     """The file's content hash, or None and why it cannot be read (it is then that session's problem)."""
     try:
@@ -248,7 +264,8 @@ def _parent_session(source: str) -> str | None:
         return None
     header = found[0]
     parent = header.get("parentSession") or header.get("branchedFrom")
-    return parent if isinstance(parent, str) else None
+    # A NUL cannot be in a path: such a name links nowhere (and path calls would raise on it).
+    return parent if isinstance(parent, str) and "\x00" not in parent else None
 
 
 def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:
@@ -302,7 +319,7 @@ def _update_prompts(
         stores,
         manifest.records(),
         assets,
-        problem_count=len(manifest.problems()),
+        problem_count=len(manifest.problems()) + len(manifest.defects()),
         sessions_changed=changed,
         looked=[folder / HISTORY_FILE for folder in pi_dirs],
         jobs=config.jobs or os.cpu_count() or 1,
@@ -337,7 +354,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     result = BuildResult(full=full)
     checkpoints = Checkpoints(out, manifest)
 
-    found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo)
+    unreadable: list[tuple[Path, str]] = []
+    found = find_sources(pi_dirs, odek_dirs, use_env=config.use_default_dirs and not config.demo, unreadable=unreadable)
     sources = [source for source in found if is_utf8_path(source.path)]
     # A name that is not UTF-8 cannot go into the manifest, a page or a link: said, not silently dropped.
     unnamed = {
@@ -347,6 +365,12 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         for source in found
         if not is_utf8_path(source.path)
     }
+    # Nothing the user had goes because sitegen could not read it: a folder that cannot be listed
+    # keeps its sessions' pages from the last build, and is listed with why.
+    unnamed.update(
+        (_shown_path(folder), f"Cannot read this folder ({reason}): the pages of its sessions are kept as they were")
+        for folder, reason in unreadable
+    )
     # The problems page lists them: it is written again when they change.
     unnamed_changed, manifest.unnamed = unnamed != manifest.unnamed, unnamed
     result.sessions = len(sources)
@@ -379,6 +403,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 digest, problem = _hash(source.path)
                 if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2] and same_index:
                     old.fingerprint = stamp.to_json()  # touched, not changed
+                    if old.record is not None:
+                        old.problem = None  # readable again (see _keep_unreadable)
                     current[path] = old
                     continue
         planned = None
@@ -390,6 +416,10 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                 if digest is None:
                     digest, problem = _hash(source.path)
                 problem = problem or "Not a session file"
+        if old is not None and _keep_unreadable(old, problem):
+            current[path] = old
+            new_problems.append(old)
+            continue
         if planned is None:
             # Listed on the problems page as a broken session is; a page it had keeps its address.
             kept = (old.key, old.project_slug, old.page) if old is not None else ("", "", "")
@@ -424,6 +454,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     jobs = render_order(link_parents(jobs, pages, _parent_session, titles), {p: s for p, (s, _) in pending.items()})
     # Their pages go once no index links to them (at the end), so a build stopped before then
     # leaves no link to a missing page.
+    for path, entry in previous.items():
+        if path not in current and path not in pending and _inside(path, unreadable):
+            current[path] = entry
     removed = [entry for path, entry in previous.items() if path not in current and path not in pending]
     result.removed.extend(entry.key for entry in removed)
 
@@ -470,7 +503,12 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         raise
 
     manifest.sessions = current
-    result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
+    if not (out / "index.html").exists():
+        # A first build stopped from here on (prompts, search, the index pages) leaves no link to a
+        # page not written yet: each is there first, saying the build writes it.
+        projects = sorted({f"projects/{record.project_slug}.html" for record in manifest.records()})
+        write_placeholders(out, assets, [*projects, *INDEX_PAGES])
+    result.problems = [f"{source}: {message}" for source, message in [*manifest.problems(), *manifest.defects()]]
     with clock.phase("prompts"):
         # A session that became a problem takes its prompts (and their links) with it.
         changed = bool(jobs or removed or new_problems or full or not manifest.complete)

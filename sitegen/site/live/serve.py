@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import ipaddress
 import json
 import logging
 import mimetypes
@@ -25,6 +24,7 @@ from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 from sitegen.errors import SitegenError
 from sitegen.fileio import open_regular
 from sitegen.resources import resource_dir
+from sitegen.site.live.serve_guard import FETCH_HEADERS, GUARD_HEADERS, allowed_host, cross_origin_refusal
 
 __all__ = [
     "EVENTS_URL",
@@ -52,6 +52,11 @@ RETRY_MS = 1000
 HISTORY = 64
 # A change writing more files than this is sent as "everything" (every open page reloads).
 MAX_LISTED = 2000
+# Connections the kernel queues before the server accepts them: a page of many parallel requests
+# (or several tabs reloading at once) must not see refused connections.
+BACKLOG = 512
+# A client that sends nothing (or half a request) for this long is dropped, so threads stay bounded.
+REQUEST_TIMEOUT_S = 10.0
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -323,7 +328,7 @@ class SiteApp:
         return resolved
 
     def _headers(self, **extra: str) -> dict[str, str]:
-        headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+        headers = {"Cache-Control": "no-cache", **GUARD_HEADERS}
         headers.update(extra)
         return headers
 
@@ -413,38 +418,15 @@ def inject(html: bytes, token: str, url_path: str = "/") -> bytes:
     return html[: last.start()] + tag + html[last.start() :]
 
 
-def allowed_host(header: str | None, bound_host: str, port: int) -> bool:
-    """The Host header names this server by address or as localhost, on its port.
-
-    A DNS-rebinding page reaches the server under a domain name of its own, so any other name is
-    refused; an IP address (the LAN address when serving on 0.0.0.0) cannot be rebound."""
-    if not header:
-        return False
-    host = header.strip().lower()
-    name, given_port = host, ""
-    if host.startswith("["):
-        name, _, rest = host[1:].partition("]")
-        given_port = rest.removeprefix(":")
-    elif host.count(":") == 1:
-        name, _, given_port = host.partition(":")
-    if given_port and given_port != str(port):
-        return False
-    if name in ("localhost", bound_host.lower()):
-        return True
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
 class _Server(ThreadingHTTPServer):
     """ThreadingHTTPServer that can close its open connections, so shutdown never waits on a client."""
 
     daemon_threads = True
+    request_queue_size = BACKLOG
 
-    def __init__(self, address: tuple[str, int], app: SiteApp) -> None:
+    def __init__(self, address: tuple[str, int], app: SiteApp, request_timeout: float = REQUEST_TIMEOUT_S) -> None:
         self.app = app
+        self.request_timeout = request_timeout
         self.bound_host = address[0]
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
@@ -479,6 +461,24 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "sitegen"
     # One request per connection: no idle keep-alive sockets to wait for at shutdown.
     protocol_version = "HTTP/1.0"
+    _guarded = False
+
+    def setup(self) -> None:
+        super().setup()
+        # The socket's timeout: a silent or half-sent request ends instead of holding its thread.
+        self.connection.settimeout(self.server.request_timeout)
+
+    def send_header(self, keyword: str, value: str) -> None:
+        self._guarded = self._guarded or keyword in GUARD_HEADERS
+        super().send_header(keyword, value)
+
+    def end_headers(self) -> None:
+        # Every response carries them, the server's own errors (send_error) included.
+        if not self._guarded:
+            for name, value in GUARD_HEADERS.items():
+                super().send_header(name, value)
+        self._guarded = False
+        super().end_headers()
 
     def do_GET(self) -> None:
         self._respond(head=False)
@@ -490,6 +490,13 @@ class _Handler(BaseHTTPRequestHandler):
         if not allowed_host(self.headers.get("Host"), self.server.bound_host, self.server.server_address[1]):
             # DNS rebinding: a web page must not reach the sessions under a host name of its own.
             self.send_error(HTTPStatus.FORBIDDEN, "Unknown host name")
+            return
+        asked = {name: value for name in FETCH_HEADERS if (value := self.headers.get(name)) is not None}
+        refusal = cross_origin_refusal(asked, self.headers.get("Host", ""), self.path)
+        if refusal is not None:
+            # Another origin's page may link to the site, never read it: see serve_guard.
+            log.info("refused %s: %s", self.path, refusal)
+            self.send_error(HTTPStatus.FORBIDDEN, "Cross-origin request refused")
             return
         try:
             response = self.server.app.handle(self.command, self.path)
@@ -525,10 +532,12 @@ class _Handler(BaseHTTPRequestHandler):
 class SiteServer:
     """The HTTP server in its own thread; `close()` ends streams, stops it and joins its threads."""
 
-    def __init__(self, app: SiteApp, host: str = "127.0.0.1", port: int = 8000) -> None:
+    def __init__(
+        self, app: SiteApp, host: str = "127.0.0.1", port: int = 8000, *, request_timeout: float = REQUEST_TIMEOUT_S
+    ) -> None:
         self.app = app
         try:
-            self._httpd = _Server((host, port), app)
+            self._httpd = _Server((host, port), app, request_timeout)
         except OSError as error:
             advice = "choose another --port" if error.errno in (errno.EADDRINUSE, errno.EACCES) else "check --host"
             raise ServeError(f"Cannot serve on {host}:{port}: {error.strerror or error}; {advice}") from None
@@ -575,6 +584,8 @@ def make_server(
     *,
     version: SiteVersion | None = None,
     wait_timeout: float = WAIT_TIMEOUT_S,
+    request_timeout: float = REQUEST_TIMEOUT_S,
 ) -> SiteServer:
     """A server for the site in `root`, bound but not started (port 0 picks a free port)."""
-    return SiteServer(SiteApp(root, version, wait_timeout=wait_timeout), host, port)
+    app = SiteApp(root, version, wait_timeout=wait_timeout)
+    return SiteServer(app, host, port, request_timeout=request_timeout)

@@ -8,6 +8,7 @@ import orjson
 from sitegen.render.header import short_model
 from sitegen.site.state.jobs import relative_url
 from sitegen.site.state.records import SessionRecord
+from sitegen.visible import visible
 
 __all__ = ["ALL_SESSIONS_DATA", "ALL_SESSIONS_PAGE", "FIRST_ROWS", "listing_order", "session_index_script"]
 
@@ -36,13 +37,13 @@ def session_index_script(records: list[SessionRecord], project_names: dict[str, 
     rows = [
         [
             relative_url("index.html", record.page),
-            record.title,
-            _project_name(record, project_names),
+            visible(record.title),  # shown as text: no control character or bidi override raw
+            visible(_project_name(record, project_names)),
             record.project_slug,
             record.modified_ms or 0,
             record.messages,
             round(record.cost, 4) if record.usage_known else None,  # None: not recorded (odek), shown "—"
-            [short_model(model) for model in record.models[:2]],
+            [visible(short_model(model)) for model in record.models[:2]],
             record.family,
         ]
         for record in listing_order(records)

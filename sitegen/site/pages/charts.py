@@ -152,10 +152,15 @@ def text_width(text: str) -> float:
 
 def _shorten(label: str, width: float) -> str:
     """Fit a label in `width` pixels; paths keep their end, where the project's name is."""
-    if text_width(label) <= width:
+    # No character is narrower than 4 px: a longer text cannot fit, and trying each cut from the
+    # label's length down made a 60,000-character model name cost minutes (a cut ending in spaces
+    # that rstrip() removes gives the same text at this bound).
+    longest = int(width / (min(_NARROW.values()) * 1.04)) + 1
+    if len(label) <= longest and text_width(label) <= width:
         return label
     keep_end = "/" in label or "\\" in label
-    for cut in range(len(label) - 1, 0, -1):
+    longest = min(len(label) - 1, longest)
+    for cut in range(longest, 0, -1):
         short = "…" + label[-cut:] if keep_end else label[:cut].rstrip() + "…"
         if text_width(short) <= width:
             return short

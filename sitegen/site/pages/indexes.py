@@ -184,8 +184,9 @@ class IndexWriter:
         records = manifest.records()
         prompts = prompts or PromptsSummary()
         session_problems = manifest.problems()
+        defects = manifest.defects()
         # Counted together in every page's navigation; listed apart on the problems page.
-        problems = [*session_problems, *prompts.problems]
+        problems = [*session_problems, *defects, *prompts.problems]
         stats = compute_stats(records)
         # All time, the last 30 and 7 days: the home page shows the last, the stats page all three.
         windows = compute_windows(records, windows_to(stats.last_day))
@@ -230,6 +231,7 @@ class IndexWriter:
                     "",
                     len(problems),
                     problems=session_problems,
+                    defects=defects,
                     prompt_problems=prompts.problems,
                     repairs=repaired_sessions(records),
                 ),

@@ -20,6 +20,7 @@ from sitegen.site.state.jobs import related_script, relative_url
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Transcript
+from sitegen.visible import visible
 
 __all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "write_related"]
 
@@ -277,9 +278,10 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
     for key, record in records.items():
         items = [
             {
-                "title": records[other].title,
+                # Shown as text by the page: as the listings show them (sitegen.visible).
+                "title": visible(records[other].title),
                 "url": relative_url(record.page, records[other].page),
-                "project": records[other].project,
+                "project": visible(records[other].project),
             }
             for other in related.get(key, [])
         ]

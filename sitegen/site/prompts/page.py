@@ -92,6 +92,12 @@ def _document(newest_s: int | None) -> SearchDocInfo:
     return SearchDocInfo(SEARCH_TITLE, "", PAGE, time_ms=time_ms, title_searched=False)
 
 
+def _documents(names: list[str], newest: list[int | None], typed: set[str]) -> dict[str, SearchDocInfo]:
+    """The search documents of the prompt chunks: not those of prompts typed in sessions, which the
+    search already finds as the sessions' own entries (a second result of the same words is noise)."""
+    return {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True) if n not in typed}
+
+
 def _load_json(path: Path) -> Any:
     try:
         return orjson.loads(path.read_bytes())
@@ -263,8 +269,14 @@ def _unchanged(site_dir: Path, state: dict[str, Any], fingerprints: dict[str, li
         state.get("stores") == fingerprints
         and state.get("links") == links
         and (site_dir / PAGE).is_file()
-        and all(has_search_entries(site_dir, prompt_search_key(name)) for name in state["chunks"])
+        and all(has_search_entries(site_dir, prompt_search_key(name)) for name in _searched_chunks(state))
     )
+
+
+def _searched_chunks(state: dict[str, Any]) -> list[str]:
+    """The chunks whose prompts the search holds (not those typed in sessions: see _documents)."""
+    typed = set(state.get("store_chunks", {}).get(str(SESSIONS_STORE), []))
+    return [name for name in state["chunks"] if name not in typed]
 
 
 def update_prompts(
@@ -311,8 +323,8 @@ def _update_prompts(
     links = _links_digest(records, problem_count, assets) if sessions_changed or not state else state.get("links")
     if _unchanged(site_dir, state, fingerprints, links):
         result.problems = [(str(path), str(message)) for path, message in state["problems"]]
-        newest = state["newest"]
-        result.documents = {prompt_search_key(n): _document(t) for n, t in zip(state["chunks"], newest, strict=True)}
+        typed = state.get("store_chunks", {}).get(str(SESSIONS_STORE), [])
+        result.documents = _documents(state["chunks"], state["newest"], set(typed))
         result.count, result.latest = state["count"], state["latest"]
         return result
     result.changed = True
@@ -397,7 +409,8 @@ def _update_prompts(
     starts = range(0, len(names), SEGMENT_CHUNKS)
     index_script = _write_index(site_dir, payload, [segments[",".join(names[s : s + SEGMENT_CHUNKS])] for s in starts])
     newest = [max((row[1] for row in rows if row[1] is not None), default=None) for rows in chunks]
-    result.documents = {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True)}
+    typed_chunks = {chunk.name for chunk in made.chunks.get(str(SESSIONS_STORE), [])}
+    result.documents = _documents(names, newest, typed_chunks)
     result.count = sum(len(rows) for rows in chunks)
     result.latest = snippet(shown[0].text) if shown else ""
     counts = {store: sum(len(chunk.ids) for chunk in listed) for store, listed in made.chunks.items()}

@@ -17,6 +17,7 @@ from sitegen.site.state.jobs import relative_url
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.sources import project_slug
 from sitegen.titles import clip
+from sitegen.visible import visible
 
 __all__ = ["DISPLAY_CHARS", "PAGE", "Chunk", "ChunkMaker", "KeptRows", "store_tag"]
 
@@ -91,12 +92,12 @@ class _RowMaker:
         return [
             f"{tag}-{prompt.id}",
             prompt.created_s,
-            cwd,
+            visible(cwd),  # shown as text: no control character or bidi override raw (sitegen.visible)
             self.project_url(cwd),
             session_url,
-            session_title,
+            visible(session_title),
             uses,
-            shown,
+            visible(shown),
             len(text),
         ]
 

@@ -263,6 +263,10 @@ class SiteManifest:
     def records(self) -> list[SessionRecord]:
         return [e.record for e in self.sessions.values() if e.record is not None]
 
+    def defects(self) -> list[tuple[str, str]]:
+        """(file, defect) of each part a rendered session's page could not show (sitegen.site.state.records)."""
+        return sorted((s, d) for s, e in self.sessions.items() if e.record is not None for d in e.record.defects)
+
     def problems(self) -> list[tuple[str, str]]:
         """(file, problem) of each session file that has no page, named files included."""
         listed = [(source, e.problem) for source, e in self.sessions.items() if e.problem]

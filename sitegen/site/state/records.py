@@ -134,6 +134,8 @@ class SessionRecord:
     subagents: dict[str, str] = field(default_factory=dict)
     parent_session: str | None = None
     malformed_lines: int = 0
+    # What the page could not show, one line each (a refused blob, a line too long): the problems page.
+    defects: list[str] = field(default_factory=list)
     # Entries without an id, chained in file order (the problems page names the file).
     ids_chained: int = 0
     # Turns sitegen's audit flags (issue 6): [{turn, user_node_id, first_suspicious_node_id, ...}].

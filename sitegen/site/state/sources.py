@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -121,18 +122,27 @@ def _problem(path: Path) -> str | None:
     return f"Not a session file: it is {what}" if what is not None else None
 
 
-def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = True) -> list[Source]:
+def find_sources(
+    pi_dirs: list[Path],
+    odek_dirs: list[Path],
+    *,
+    use_env: bool = True,
+    unreadable: list[tuple[Path, str]] | None = None,
+) -> list[Source]:
     """Every session file, pi family and odek, in a stable order, and what is named like one but is no
-    file to read, with its problem (see is_utf8_path for the names the site cannot hold)."""
+    file to read, with its problem (see is_utf8_path for the names the site cannot hold); folders that
+    are there but cannot be listed go to `unreadable`, with why."""
     flat = env_session_dirs() if use_env else []
     found = [
         Source(path, "pi", _problem(path), profile_of(agent_dir))
-        for path, agent_dir in session_files(pi_dirs, flat, non_files=True)
+        for path, agent_dir in session_files(pi_dirs, flat, non_files=True, unreadable=unreadable)
     ]
     for store in odek_dirs:
         try:
             names = sorted(os.listdir(store))
-        except OSError:
+        except OSError as error:
+            if unreadable is not None and error.errno not in (errno.ENOENT, errno.ENOTDIR):
+                unreadable.append((store, error.strerror or str(error)))
             continue
         listed = (store / name for name in names if is_session_filename(name))
         found.extend(Source(path, "odek", _problem(path)) for path in listed)

@@ -1,0 +1,70 @@
+"""Text from a session made safe to show: control characters and bidirectional overrides as marks."""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup
+
+__all__ = ["BIDI_MARKS", "hidden_chars", "visible", "visible_utf8", "visible_value"]
+
+# Embeddings, overrides and isolates reorder what follows them on screen ("Trojan source"): each is
+# shown by its name instead, so a title or a path reads as it is stored.
+_BIDI = {
+    0x202A: "LRE",
+    0x202B: "RLE",
+    0x202C: "PDF",
+    0x202D: "LRO",
+    0x202E: "RLO",
+    0x2066: "LRI",
+    0x2067: "RLI",
+    0x2068: "FSI",
+    0x2069: "PDI",
+}
+# C0 (but tab, newline and carriage return, which HTML reads as spaces), DEL and C1: U+FFFD, as a
+# browser shows a NUL; a NUL in a page's source is a parse error and in a path a ValueError.
+_CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0)]
+_TABLE: dict[int, str] = {code: "\ufffd" for code in _CONTROLS}
+BIDI_MARKS = {code: f"\u27e8{name}\u27e9" for code, name in _BIDI.items()}
+_TABLE.update(BIDI_MARKS)
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def hidden_chars(text: str) -> bool:
+    """Whether `text` holds a character visible() would replace."""
+    return _HIDDEN.search(text) is not None
+
+
+def visible(text: str) -> str:
+    """`text` with each control character as U+FFFD and each bidirectional control as its name (⟨RLO⟩)."""
+    if _HIDDEN.search(text) is None:
+        return text
+    # A substitution per character found: str.translate looks up every character of a long page.
+    return _HIDDEN.sub(_mark, text)
+
+
+def _mark(match: re.Match[str]) -> str:
+    return _TABLE[ord(match.group())]
+
+
+def visible_value(value: object) -> object:
+    """jinja's finalize: every value a template shows (titles, paths, names, in text and attributes)
+    made visible(); markup stays markup, other values stay as they are."""
+    if isinstance(value, str) and hidden_chars(value):
+        return Markup(visible(value)) if isinstance(value, Markup) else visible(value)
+    return value
+
+
+# C0 controls (but tab, newline, carriage return) and DEL as UTF-8 bytes (no other character's encoding
+# holds these bytes).
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def visible_utf8(html: str) -> bytes:
+    """A page's text as UTF-8, made visible() first when it needs it."""
+    data = html.encode("utf-8", "surrogatepass")
+    # C0 controls are single bytes, which bytes.translate finds in a third of a regex scan's time; C1
+    # controls and bidi overrides are not ASCII, and most chunks of a page are (isascii costs nothing).
+    if len(data.translate(None, _CONTROL_BYTES)) == len(data) and (html.isascii() or not hidden_chars(html)):
+        return data
+    return visible(html).encode("utf-8", "surrogatepass")
