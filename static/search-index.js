@@ -9,17 +9,23 @@
   }
   var base = form.getAttribute("data-index") || "search/";
 
-  // Must match sitegen/site/search.py: tokens, shard buckets, weights.
+  // Token lengths, CJK ranges and weights come from static/search-spec.json (assets/search-spec.js),
+  // the one specification sitegen/site/postings.py and the SQLite index follow too.
+  var SPEC = window.sitegenSearchSpec;
   var RUN = /[\p{L}\p{N}]+/gu;
-  var MAX_TOKEN = 32;
+  var MIN_TOKEN = SPEC.token_min;
+  var MAX_TOKEN = SPEC.token_max;
   // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole);
   // the index also holds each character alone, so a one-character word is found.
-  var CJK_CHARACTERS =
-    "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
+  var CJK_CHARACTERS = SPEC.cjk_ranges
+    .map(function (range) {
+      return "\\u{" + range[0].toString(16) + "}-\\u{" + range[1].toString(16) + "}";
+    })
+    .join("");
   var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
-  var WEIGHT_SCALE = 7;
+  var WEIGHT_SCALE = SPEC.weight_scale;
   // A session whose title matches but no entry does is listed itself, like a short user message.
   var TITLE_WEIGHT = 3;
   // Entries of a session whose title names the query rank a little higher.
@@ -98,7 +104,7 @@
   function runTerms(run, offset, out, singles) {
     if (!CJK.test(run)) {
       var length = Array.from(run).length;
-      if (length >= 2 && length <= MAX_TOKEN) {
+      if (length >= MIN_TOKEN && length <= MAX_TOKEN) {
         out.push({ text: run, start: offset, end: offset + run.length });
       }
       return;
@@ -107,7 +113,7 @@
     run.split(CJK_SPLIT).forEach(function (piece, number) {
       var chars = Array.from(piece);
       if (number % 2 === 0) {
-        if (chars.length >= 2 && chars.length <= MAX_TOKEN) {
+        if (chars.length >= MIN_TOKEN && chars.length <= MAX_TOKEN) {
           out.push({ text: piece, start: at, end: at + piece.length });
         }
       } else if (chars.length === 1) {

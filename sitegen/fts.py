@@ -1,0 +1,167 @@
+"""SQLite FTS5: whether this Python has it, text and queries cut by the search specification, and
+databases that are rebuilt (never trusted) when damaged."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from sitegen.errors import SitegenError
+from sitegen.search_spec import cjk_class
+
+__all__ = [
+    "TOKENIZER",
+    "FtsUnavailable",
+    "fts5_status",
+    "indexed_text",
+    "is_damage",
+    "match_expression",
+    "open_database",
+    "query_terms",
+    "remove_database",
+    "require_fts5",
+]
+
+# unicode61 cuts runs of letters and digits (underscores and punctuation separate), folds case and,
+# with remove_diacritics 0, keeps accents as the page's query parser does. CJK runs are cut into
+# pairs and single characters before they reach it (indexed_text).
+TOKENIZER = "unicode61 remove_diacritics 0"
+FIX = (
+    "install a Python whose sqlite3 module is built with FTS5 (python.org installers, Debian/Ubuntu's "
+    "python3, Homebrew and uv's Pythons all have it)"
+)
+
+
+class FtsUnavailable(SitegenError):
+    """This Python's SQLite has no FTS5."""
+
+
+@cache
+def fts5_status() -> tuple[str, bool]:
+    """The SQLite library version this Python uses, and whether it has FTS5."""
+    try:
+        db = sqlite3.connect(":memory:")
+        try:
+            db.execute("CREATE VIRTUAL TABLE probe USING fts5(text)")
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return sqlite3.sqlite_version, False
+    return sqlite3.sqlite_version, True
+
+
+def require_fts5() -> None:
+    version, available = fts5_status()
+    if not available:
+        raise FtsUnavailable(f"Search needs SQLite's FTS5, which this Python's SQLite {version} lacks: {FIX}")
+
+
+@cache
+def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(f"[{cjk_class()}]"), re.compile(f"[{cjk_class()}]+")
+
+
+def _cjk_terms(match: re.Match[str]) -> str:
+    """A CJK run as the index holds it: its overlapping pairs, then each character alone."""
+    run = match.group()
+    if len(run) == 1:
+        return f" {run} "
+    pairs = " ".join(run[start : start + 2] for start in range(len(run) - 1))
+    return f" {pairs} {' '.join(run)} "
+
+
+def indexed_text(text: str) -> str:
+    """The text FTS5 indexes: as it is, except that CJK runs (written without spaces) become their
+    character pairs and single characters, so a word inside a sentence is found (the specification's rule)."""
+    if text.isascii():
+        return text
+    cjk, runs = _cjk_patterns()
+    return runs.sub(_cjk_terms, text) if cjk.search(text) else text
+
+
+def query_terms(words: str) -> list[str]:
+    """The terms a query asks for, by the specification: lowercased runs of letters and digits of
+    token_min to token_max characters (shorter and longer ones are dropped); CJK runs as their pairs
+    (a lone character whole)."""
+    from sitegen.site.postings import tokenize  # the site's tokenizer: one rule for both
+
+    return tokenize(words)
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_expression(terms: list[str], *, last_is_prefix: bool) -> str:
+    """An FTS5 MATCH for entries holding every term (the last may be a prefix); terms are quoted, so
+    nothing a user types is read as FTS5 syntax."""
+    parts = [_quoted(term) for term in terms]
+    cjk, _ = _cjk_patterns()
+    if parts and last_is_prefix and not cjk.search(terms[-1]):
+        parts[-1] += "*"
+    return " AND ".join(parts)
+
+
+def is_damage(error: sqlite3.DatabaseError) -> bool:
+    """Whether an error says the database file is damaged (not locked, full or unreachable)."""
+    if type(error) is sqlite3.DatabaseError:
+        return True
+    text = str(error).lower()
+    return "malformed" in text or "not a database" in text or "no such table" in text or "corrupt" in text
+
+
+def _usable(db: sqlite3.Connection, version: int) -> bool:
+    row = db.execute("PRAGMA user_version").fetchone()
+    if row is None or row[0] != version:
+        return False
+    db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    return True
+
+
+def open_database(
+    path: Path, version: int, create: Callable[[sqlite3.Connection], None], warn: Callable[[str], None]
+) -> sqlite3.Connection:
+    """The database at path, made with create() when missing, of another layout, or damaged (then
+    warn() is told in one line and it is made again: an index is never trusted into wrong results)."""
+    require_fts5()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existed = path.exists()
+    db: sqlite3.Connection | None = None
+    try:
+        db = _connect(path)
+        if _usable(db, version):
+            return db
+        reason = "of an older layout" if existed else None
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        reason = f"damaged ({error})"
+    if db is not None:
+        db.close()
+    if reason is not None and reason.startswith("damaged"):
+        warn(f"search database {path} is {reason}: rebuilding it")
+    remove_database(path)
+    db = _connect(path)
+    db.execute("BEGIN IMMEDIATE")
+    create(db)
+    db.execute(f"PRAGMA user_version = {int(version)}")
+    db.execute("COMMIT")
+    return db
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    return db
+
+
+def remove_database(path: Path) -> None:
+    """The database and its WAL and shared-memory files."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(path.name + suffix).unlink()
