@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
+import stat
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -131,6 +132,11 @@ def open_database(
     path.parent.mkdir(parents=True, exist_ok=True)
     existed = path.exists()
     db: sqlite3.Connection | None = None
+    if existed and not stat.S_ISREG(path.lstat().st_mode):
+        # A pipe would block the open, a link would write elsewhere: not ours to read, made again.
+        warn(f"search database {path} is not a regular file: rebuilding it")
+        remove_database(path)
+        existed = False
     try:
         db = _connect(path)
         if _usable(db, version):

@@ -26,6 +26,8 @@
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
   var WEIGHT_SCALE = SPEC.weight_scale;
+  // An entry's weight is one of these digits (1..31), as sitegen/site/search_store.py writes them.
+  var WEIGHT_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef";
   // A session whose title matches but no entry does is listed itself, like a short user message.
   var TITLE_WEIGHT = 3;
   // Entries of a session whose title names the query rank a little higher.
@@ -85,6 +87,7 @@
         project: row[1],
         page: row[2],
         chunks: row[3],
+        entries: entries,
         context: row[4] || "",
         time: row[5] || 0,
         // Parts of one page (the prompts' chunks) share a title that names no part: not searched.
@@ -92,7 +95,14 @@
       };
     });
     var segments = data.segments.map(function (row) {
-      return { sessions: row[0], buckets: row[1], shards: row[2] };
+      // starts[i]: how many of the segment's entries come before its i-th session's
+      var starts = [];
+      var before = 0;
+      row[0].forEach(function (number) {
+        starts.push(before);
+        before += sessions[number].entries;
+      });
+      return { sessions: row[0], buckets: row[1], shards: row[2], weights: row[3], starts: starts };
     });
     return { sessions: sessions, segments: segments, total: total };
   }
@@ -196,14 +206,28 @@
     return Object.prototype.hasOwnProperty.call(object, key);
   }
 
-  // A term's postings in one segment: slot, entry count, then (entry delta, weight) pairs per session.
+  // A term's entries in one segment: their numbers in the segment ("3,17,40"; from 1, one session's
+  // entries after another's), each weighed by its digit in the segment's weights.
   function decode(code, segment, into) {
-    var count = 0;
-    window.sitegenData.eachPosting(code, function (place, entry, weight) {
-      into.push(segment.sessions[place], entry, weight / WEIGHT_SCALE);
-      count++;
-    });
-    return count;
+    var numbers = code.split(",");
+    var starts = segment.starts;
+    for (var i = 0; i < numbers.length; i++) {
+      var position = +numbers[i];
+      // The last session starting before this entry (sessions without entries start where the next does).
+      var low = 0;
+      var high = starts.length - 1;
+      while (low < high) {
+        var middle = (low + high + 1) >> 1;
+        if (starts[middle] < position) {
+          low = middle;
+        } else {
+          high = middle - 1;
+        }
+      }
+      var weight = WEIGHT_DIGITS.indexOf(segment.weights.charAt(position - 1));
+      into.push(segment.sessions[low], position - starts[low], weight / WEIGHT_SCALE);
+    }
+    return numbers.length;
   }
 
   function idf(index, df) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -526,7 +527,10 @@ def test_lost_search_cache_is_rebuilt(tmp_path: Path, agent: Path) -> None:
     build(site, agent)
     index = (site / "search" / "index.js").read_text()
     assert index.count("sessions/") >= 4
-    assert len(list((site / ".sitegen" / "search").glob("*.json"))) == 5  # four caches and the state
+    db = sqlite3.connect(site / ".sitegen" / "search" / "index.db")
+    assert db.execute("SELECT count(*) FROM docs").fetchone() == (4,)  # every session's entries again
+    db.close()
+    assert '"beta2":' in "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
 
 
 def test_mixed_pi_omp_and_odek_site_has_no_broken_links(
