@@ -184,7 +184,8 @@ def _term_filter() -> str:
     """Terms the specification keeps: token_min to token_max characters long, or one CJK character."""
     values = spec()
     cjk = " OR ".join(f"unicode(term) BETWEEN {int(low)} AND {int(high)}" for low, high in values["cjk_ranges"])
-    return f"length(term) BETWEEN {int(values['token_min'])} AND {int(values['token_max'])} OR (length(term) = 1 AND ({cjk}))"
+    lengths = f"length(term) BETWEEN {int(values['token_min'])} AND {int(values['token_max'])}"
+    return f"{lengths} OR (length(term) = 1 AND ({cjk}))"
 
 
 def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str]]) -> Iterator[tuple[str, str]]:
