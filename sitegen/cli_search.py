@@ -66,9 +66,9 @@ def _matches(text: str, terms: list[str], last_is_prefix: bool) -> list[tuple[in
 
 
 def _has_cjk(term: str) -> bool:
-    from sitegen.fts import indexed_text
+    from sitegen.fts import has_cjk
 
-    return indexed_text(term) != term
+    return has_cjk(term)
 
 
 def snippet(text: str, terms: list[str], last_is_prefix: bool, colour: bool) -> str:

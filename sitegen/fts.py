@@ -7,17 +7,20 @@ import contextlib
 import re
 import sqlite3
 import stat
+import unicodedata
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 from sitegen.errors import SitegenError
 from sitegen.search_spec import cjk_class
+from sitegen.site.postings import lower, tokenize
 
 __all__ = [
     "TOKENIZER",
     "FtsUnavailable",
     "fts5_status",
+    "has_cjk",
     "indexed_text",
     "is_damage",
     "match_expression",
@@ -62,8 +65,9 @@ def require_fts5() -> None:
 
 
 @cache
-def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    return re.compile(f"[{cjk_class()}]"), re.compile(f"[{cjk_class()}]+")
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Non-ASCII characters, runs of what is no letter or digit, and CJK runs."""
+    return re.compile(r"[^\x00-\x7f]"), re.compile(r"[\W_]+"), re.compile(f"[{cjk_class()}]+")
 
 
 def _cjk_terms(match: re.Match[str]) -> str:
@@ -76,21 +80,35 @@ def _cjk_terms(match: re.Match[str]) -> str:
 
 
 def indexed_text(text: str) -> str:
-    """The text FTS5 indexes: as it is, except that CJK runs (written without spaces) become their
-    character pairs and single characters, so a word inside a sentence is found (the specification's rule)."""
+    """The text FTS5 indexes, so that unicode61 finds the specification's terms: ASCII text as it is
+    (and text whose other characters are only spaces, punctuation and symbols, which both split on);
+    else lowercased and folded as the specification says, everything but letters and digits (as
+    Python's str.isalnum has them: combining marks and private-use characters too) made a space, and
+    CJK runs, written without spaces, cut into their character pairs and single characters."""
     if text.isascii():
         return text
-    cjk, runs = _cjk_patterns()
-    return runs.sub(_cjk_terms, text) if cjk.search(text) else text
+    wordy, _, _ = _patterns()
+    if not any(map(_is_wordy, set(wordy.findall(text)))):
+        return text
+    _, separators, runs = _patterns()
+    spaced = separators.sub(" ", lower(text))
+    return runs.sub(_cjk_terms, spaced)
+
+
+def _is_wordy(char: str) -> bool:
+    """Whether unicode61 or Python may take the character for part of a word."""
+    return unicodedata.category(char)[0] in "LNM" or unicodedata.category(char) == "Co"
 
 
 def query_terms(words: str) -> list[str]:
     """The terms a query asks for, by the specification: lowercased runs of letters and digits of
     token_min to token_max characters (shorter and longer ones are dropped); CJK runs as their pairs
     (a lone character whole)."""
-    from sitegen.site.postings import tokenize  # the site's tokenizer: one rule for both
-
     return tokenize(words)
+
+
+def has_cjk(text: str) -> bool:
+    return _patterns()[2].search(text) is not None
 
 
 def _quoted(term: str) -> str:
@@ -101,7 +119,7 @@ def match_expression(terms: list[str], *, last_is_prefix: bool) -> str:
     """An FTS5 MATCH for entries holding every term (the last may be a prefix); terms are quoted, so
     nothing a user types is read as FTS5 syntax."""
     parts = [_quoted(term) for term in terms]
-    cjk, _ = _cjk_patterns()
+    _, _, cjk = _patterns()
     if parts and last_is_prefix and not cjk.search(terms[-1]):
         parts[-1] += "*"
     return " AND ".join(parts)

@@ -145,14 +145,24 @@
     });
   }
 
+  // Lowercased as the index folds text (sitegen/site/postings.py lower): the specification's folds after.
+  var FOLDS = SPEC.folds;
+  var FOLDED = new RegExp("[" + Object.keys(FOLDS).join("") + "]", "gu");
+
+  function fold(text) {
+    return text.toLowerCase().replace(FOLDED, function (character) {
+      return FOLDS[character];
+    });
+  }
+
   // Terms of a text with their places; `lower` says whether to lowercase first (as the indexer does).
   function terms(text, lower, singles) {
-    var source = lower ? String(text).toLowerCase() : String(text);
+    var source = lower ? fold(String(text)) : String(text);
     var out = [];
     var found;
     RUN.lastIndex = 0;
     while ((found = RUN.exec(source)) !== null) {
-      runTerms(lower ? found[0] : found[0].toLowerCase(), found.index, out, singles);
+      runTerms(lower ? found[0] : fold(found[0]), found.index, out, singles);
     }
     return out;
   }
@@ -419,7 +429,7 @@
 
   function matcher(words) {
     return function (token) {
-      var lower = token.toLowerCase();
+      var lower = fold(token);
       return words.some(function (word) {
         return word.isPrefix ? lower.lastIndexOf(word.text, 0) === 0 : lower === word.text;
       });

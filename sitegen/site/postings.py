@@ -13,7 +13,17 @@ from typing import Any, Protocol
 
 from sitegen.search_spec import cjk_class, spec
 
-__all__ = ["KIND_WEIGHT", "MAX_TOKEN", "MIN_TOKEN", "Indexed", "Postings", "encode_number", "postings_of", "tokenize"]
+__all__ = [
+    "KIND_WEIGHT",
+    "MAX_TOKEN",
+    "MIN_TOKEN",
+    "Indexed",
+    "Postings",
+    "encode_number",
+    "lower",
+    "postings_of",
+    "tokenize",
+]
 
 # Tokens longer than this are hashes, base64 or minified code: nobody types them.
 MAX_TOKEN: int = spec()["token_max"]
@@ -72,6 +82,16 @@ class Postings:
     digest: str
 
 
+_FOLDS = str.maketrans(spec()["folds"])
+
+
+def lower(text: str) -> str:
+    """Text lowercased as the index folds it: str.lower, then the specification's folds (a final
+    sigma is a sigma, as SQLite's unicode61 has it)."""
+    lowered = text.lower()
+    return lowered if lowered.isascii() else lowered.translate(_FOLDS)
+
+
 @cache
 def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """A CJK character, and runs of them kept by split(): compiled when first needed (their Unicode
@@ -112,13 +132,13 @@ def tokenize(text: str) -> list[str]:
     CJK text as overlapping character pairs (a lone character whole).
 
     This is how a query is split: static/search.js splits queries and titles the same way."""
-    return _lowered_terms(text.lower())
+    return _lowered_terms(lower(text))
 
 
 def _indexed_terms(text: str) -> list[str]:
     """What an entry is indexed by: tokenize(text), and each character of a CJK run alone too, so a
     one-character word (锁, 写) is found inside a sentence; a longer query is looked up by its pairs."""
-    return _lowered_terms(text.lower(), singles=True)
+    return _lowered_terms(lower(text), singles=True)
 
 
 def _term_counts(text: str) -> Counter[str]:
@@ -128,7 +148,7 @@ def _term_counts(text: str) -> Counter[str]:
     else:
         for char in set(_NON_ASCII.findall(text)):
             if char.isalnum():  # a letter or digit beyond ASCII: the general path
-                return Counter(_lowered_terms(text.lower(), singles=True))
+                return Counter(_lowered_terms(lower(text), singles=True))
         data = text.encode("utf-8", "surrogatepass")
     counts = Counter(data.translate(_TOKEN_BYTES).decode("ascii").split())
     if counts and not MIN_TOKEN <= min(map(len, counts)) <= max(map(len, counts)) <= MAX_TOKEN:
