@@ -1,4 +1,4 @@
-"""`sitegen search WORDS...`: every agent's sessions searched from the terminal (sitegen/search_db.py)."""
+"""`sitegen search` (every agent's sessions, from the terminal) and `sitegen doctor` (its SQLite, FTS5)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sitegen.cli_text import json_line, visible
 if TYPE_CHECKING:
     from sitegen.search_db import Hit, Query
 
-__all__ = ["search_command"]
+__all__ = ["doctor_command", "search_command"]
 
 SNIPPET_BEFORE = 60
 SNIPPET_LENGTH = 240
@@ -214,3 +214,24 @@ def _query(query: Query, agent_dirs: list[Path], odek_dirs: list[Path]) -> list[
         return search(db, query)
     finally:
         db.close()
+
+
+@app.command("doctor")
+@user_errors
+def doctor_command() -> None:
+    """Say which Python, SQLite and FTS5 sitegen runs with, and where search keeps its index."""
+    import platform
+
+    from sitegen import __version__
+    from sitegen.fts import FIX, fts5_status
+    from sitegen.resources import cache_folder
+
+    version, fts5 = fts5_status()
+    typer.echo(f"sitegen {__version__}")
+    typer.echo(f"Python {platform.python_version()} ({sys.executable})")
+    typer.echo(f"SQLite {version}, FTS5 {'available' if fts5 else 'missing'}")
+    folder = cache_folder("search")
+    typer.echo(f"search index: {folder / 'search.db' if folder is not None else 'no writable cache folder'}")
+    if not fts5:
+        typer.echo(f"Search needs FTS5: {FIX}", err=True)
+        raise typer.Exit(1)

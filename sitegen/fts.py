@@ -1,5 +1,4 @@
-"""SQLite FTS5: whether this Python has it, text and queries cut by the search specification, and
-databases that are rebuilt (never trusted) when damaged."""
+"""SQLite FTS5: whether Python has it, text and queries cut by the specification, damaged databases redone."""
 
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from sitegen.search_spec import cjk_class
 from sitegen.site.postings import lower, tokenize
 
 __all__ = [
+    "FIX",
     "TOKENIZER",
     "FtsUnavailable",
     "fts5_status",

@@ -1,5 +1,4 @@
-"""`sitegen search`'s index: every entry of every agent's sessions in an SQLite FTS5 database in the
-user's cache folder, brought up to date (changed files only) before each query."""
+"""`sitegen search`'s index: every agent's entries in FTS5 in the cache folder, kept current per file."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The one tokenising and weighing specification (static/search-spec.json) that the Python index,
-the SQLite FTS5 databases and the page's query parser all follow."""
+"""The one search specification (static/search-spec.json) that the index, FTS5 and the page follow."""
 
 from __future__ import annotations
 

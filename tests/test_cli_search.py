@@ -216,3 +216,40 @@ def test_colour_marks_words_on_a_terminal_only(agent: Path) -> None:
     shown = os.read(leader, 65536).decode()
     os.close(leader)
     assert done.returncode == 0 and "\x1b[1;33mmutex\x1b[0m" in shown
+
+
+# A Python whose SQLite lacks FTS5 answers "no such module: fts5" to the table it needs.
+NO_FTS5 = """
+import sqlite3, sys
+
+class Connection(sqlite3.Connection):
+    def execute(self, sql, *args):
+        if "using fts5" in sql.lower():
+            raise sqlite3.OperationalError("no such module: fts5")
+        return super().execute(sql, *args)
+
+_connect = sqlite3.connect
+sqlite3.connect = lambda *args, **kwargs: _connect(*args, **{**kwargs, "factory": Connection})
+from sitegen.cli import main
+sys.exit(main())
+"""
+
+
+def test_without_fts5_search_build_and_doctor_say_so_in_one_line(agent: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", NO_FTS5, *map(str, args)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    for done in (
+        run("search", "deadlock", "--agent-dir", agent),
+        run("build", "--out", tmp_path / "site", "--agent-dir", agent),
+    ):
+        assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert "FTS5" in done.stderr and "install a Python" in done.stderr
+    doctor = run("doctor")
+    assert doctor.returncode == 1 and "FTS5 missing" in doctor.stdout and "install a Python" in doctor.stderr
+    found = run_cli("doctor")
+    assert found.returncode == 0 and "FTS5 available" in found.stdout and "SQLite 3." in found.stdout

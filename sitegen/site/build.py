@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full, remove_file, remove_tree, replace_file
+from sitegen.fts import require_fts5
 from sitegen.gcpause import imports_settled
 from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.odek.store import default_odek_dirs
@@ -328,6 +329,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         sweep_temporaries(out)  # of writes a killed build never finished
     if active_journal() is None:
         undo_unfinished(out)  # a rebuild in `watch` that was killed: back to the site before it
+    require_fts5()  # the search index needs it: said before any page is rendered
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))

@@ -1,5 +1,4 @@
-"""The site's search index in SQLite FTS5 (<site>/.sitegen/search/index.db): each session's entries
-stored as it is rendered, each segment's terms and entry lists exported from FTS5's vocabulary."""
+"""The site's search index in SQLite FTS5: entries stored per document, segments exported from fts5vocab."""
 
 from __future__ import annotations
 
