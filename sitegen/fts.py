@@ -133,12 +133,26 @@ def is_damage(error: sqlite3.DatabaseError) -> bool:
     return "malformed" in text or "not a database" in text or "no such table" in text or "corrupt" in text
 
 
-def _usable(db: sqlite3.Connection, version: int) -> bool:
-    row = db.execute("PRAGMA user_version").fetchone()
-    if row is None or row[0] != version:
-        return False
-    db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
-    return True
+def _settled(db: sqlite3.Connection, version: int, create: Callable[[sqlite3.Connection], None]) -> bool:
+    """Whether the database is of this layout, made here if it is new (empty). Under a write lock, so
+    that of two processes opening a new database at once one makes it and the other finds it made."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        found = db.execute("PRAGMA user_version").fetchone()[0]
+        if found == version:
+            db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+            db.execute("COMMIT")
+            return True
+        if found == 0 and db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0] == 0:
+            create(db)
+            db.execute(f"PRAGMA user_version = {int(version)}")
+            db.execute("COMMIT")
+            return True
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("ROLLBACK")
+    return False
 
 
 def open_database(
@@ -148,32 +162,26 @@ def open_database(
     warn() is told in one line and it is made again: an index is never trusted into wrong results)."""
     require_fts5()
     path.parent.mkdir(parents=True, exist_ok=True)
-    existed = path.exists()
-    db: sqlite3.Connection | None = None
-    if existed and not stat.S_ISREG(path.lstat().st_mode):
+    if path.exists() and not stat.S_ISREG(path.lstat().st_mode):
         # A pipe would block the open, a link would write elsewhere: not ours to read, made again.
         warn(f"search database {path} is not a regular file: rebuilding it")
         remove_database(path)
-        existed = False
+    db: sqlite3.Connection | None = None
     try:
         db = _connect(path)
-        if _usable(db, version):
+        if _settled(db, version, create):
             return db
-        reason = "of an older layout" if existed else None
     except sqlite3.DatabaseError as error:
         if not is_damage(error):
             raise
-        reason = f"damaged ({error})"
+        warn(f"search database {path} is damaged ({error}): rebuilding it")
     if db is not None:
         db.close()
-    if reason is not None and reason.startswith("damaged"):
-        warn(f"search database {path} is {reason}: rebuilding it")
+    # Damaged or of another layout: made again from nothing.
     remove_database(path)
     db = _connect(path)
-    db.execute("BEGIN IMMEDIATE")
-    create(db)
-    db.execute(f"PRAGMA user_version = {int(version)}")
-    db.execute("COMMIT")
+    if not _settled(db, version, create):
+        raise sqlite3.DatabaseError(f"{path} was changed while it was made")
     return db
 
 

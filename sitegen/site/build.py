@@ -41,6 +41,7 @@ from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, cont
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import write_related
 from sitegen.site.search import SearchDocInfo, update_search_index
+from sitegen.site.search_store import connection as search_database
 from sitegen.site.sources import (
     Source,
     demo_dirs,
@@ -330,6 +331,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     if active_journal() is None:
         undo_unfinished(out)  # a rebuild in `watch` that was killed: back to the site before it
     require_fts5()  # the search index needs it: said before any page is rendered
+    # Made (or made again) here, before the workers that store entries in it start.
+    search_database(out)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
