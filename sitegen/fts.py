@@ -156,7 +156,12 @@ def _settled(db: sqlite3.Connection, version: int, create: Callable[[sqlite3.Con
 
 
 def open_database(
-    path: Path, version: int, create: Callable[[sqlite3.Connection], None], warn: Callable[[str], None]
+    path: Path,
+    version: int,
+    create: Callable[[sqlite3.Connection], None],
+    warn: Callable[[str], None],
+    *,
+    wal: bool = True,
 ) -> sqlite3.Connection:
     """The database at path, made with create() when missing, of another layout, or damaged (then
     warn() is told in one line and it is made again: an index is never trusted into wrong results)."""
@@ -168,7 +173,7 @@ def open_database(
         remove_database(path)
     db: sqlite3.Connection | None = None
     try:
-        db = _connect(path)
+        db = _connect(path, wal)
         if _settled(db, version, create):
             return db
     except sqlite3.DatabaseError as error:
@@ -179,15 +184,18 @@ def open_database(
         db.close()
     # Damaged or of another layout: made again from nothing.
     remove_database(path)
-    db = _connect(path)
+    db = _connect(path, wal)
     if not _settled(db, version, create):
         raise sqlite3.DatabaseError(f"{path} was changed while it was made")
     return db
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, wal: bool) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit). With wal, readers never wait for
+    a writer; without it no -wal and -shm files stay beside the database, and opening it to find
+    nothing changed writes nothing (a site's no-op rebuild must not touch its files)."""
     db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA journal_mode = WAL")
+    db.execute(f"PRAGMA journal_mode = {'WAL' if wal else 'DELETE'}")
     db.execute("PRAGMA synchronous = NORMAL")
     return db
 

@@ -343,6 +343,18 @@ def test_incremental_result_equals_a_fresh_build(tmp_path: Path) -> None:
     db.close()
 
 
+def test_segments_filled_by_worker_processes_equal_those_filled_here(tmp_path: Path) -> None:
+    transcripts = many_sessions(tmp_path, 200)  # 16 segments: more than PARALLEL_SEGMENTS
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    sites = {jobs: tmp_path / f"site-{jobs}" for jobs in (1, 2)}
+    for jobs, site in sites.items():
+        for key in sorted(transcripts):
+            store_search_entries(site, key, extract_search_entries(transcripts[key]))
+        assert len(update_search_index(site, infos, jobs=jobs).written) > search.PARALLEL_SEGMENTS
+    assert search_files(sites[1]) == search_files(sites[2])
+    assert {p[1] for p in read_index(sites[2])[1]["topic123"]} == {"s123-u", "s123-a"}
+
+
 def test_output_is_deterministic(tmp_path: Path) -> None:
     transcripts = many_sessions(tmp_path, 20)
     first, second = tmp_path / "first", tmp_path / "second"

@@ -41,7 +41,7 @@ from sitegen.site.manifest import ManifestEntry, SiteManifest, build_stamp, cont
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import write_related
 from sitegen.site.search import SearchDocInfo, update_search_index
-from sitegen.site.search_store import connection as search_database
+from sitegen.site.search_store import prepare as prepare_search
 from sitegen.site.sources import (
     Source,
     demo_dirs,
@@ -332,7 +332,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         undo_unfinished(out)  # a rebuild in `watch` that was killed: back to the site before it
     require_fts5()  # the search index needs it: said before any page is rendered
     # Made (or made again) here, before the workers that store entries in it start.
-    search_database(out)
+    prepare_search(out)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
@@ -477,7 +477,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         documents = search_documents(records)
         documents.update(prompts.documents)
         changed_documents = {*result.rendered, *indexed, *manifest.indexed, *prompts.indexed}
-        search = update_search_index(out, documents, changed_documents)
+        search = update_search_index(out, documents, changed_documents, workers)
         clock.leave()
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.

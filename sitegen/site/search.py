@@ -6,8 +6,11 @@ import base64
 import hashlib
 import os
 import re
+import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +22,13 @@ from sitegen.gcpause import collector_paused
 from sitegen.site.postings import Postings, encode_number, postings_of, tokenize
 from sitegen.site.search_store import (
     DB_FILE,
+    close_connections,
     delete_documents,
     drop_segments_from,
     export_segment,
     has_document,
     record_segment,
+    segment_path,
     segment_state,
     store_document,
     stored_documents,
@@ -82,6 +87,8 @@ LABEL_LIMIT = 80
 # About this many sessions share a segment; one changed session rewrites only its segment's shards.
 SESSIONS_PER_SEGMENT = 16
 MAX_SEGMENTS = 64
+# Segments filled again at once (a first build) are shared among worker processes from this many.
+PARALLEL_SEGMENTS = 8
 # A segment's term shards are sized to about this; a query loads one shard per word per segment.
 SHARD_TARGET_BYTES = 48_000
 MAX_BUCKETS = 256
@@ -409,7 +416,8 @@ def _write_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     """A segment's FTS5 table filled again and its vocabulary written as term shards of about
     SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]. A shard maps each term to the
     numbers of the segment's entries holding it ("3,17,40"; entries numbered from 1 in member order)."""
-    terms = list(export_segment(site_dir, number, members))
+    with collector_paused():
+        terms = export_segment(site_dir, number, members)
     size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
     buckets = 1
     while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
@@ -420,6 +428,27 @@ def _write_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
         shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = numbers
     folder = site_dir / SEARCH_DIR / "t"
     return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+
+
+def _write_segment_job(job: tuple[str, int, list[tuple[str, str]]]) -> list[Any]:
+    """_write_segment in a worker process (plain arguments: they pickle)."""
+    return _write_segment(Path(job[0]), job[1], job[2])
+
+
+@contextmanager
+def _segment_pool(jobs: int, work: int) -> Iterator[Executor | None]:
+    """Worker processes when many segments are filled again (a first build), else None."""
+    if work < PARALLEL_SEGMENTS or jobs <= 1:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    close_connections()  # not to be inherited: a connection must not cross a fork
+    # fork is cheapest, but unsafe once the live server's threads exist.
+    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+    with ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context) as pool:
+        yield pool
 
 
 def _remove_unlisted(folder: Path, keep: set[str]) -> None:
@@ -439,7 +468,7 @@ def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
 
 
 def update_search_index(
-    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = ()
+    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = (), jobs: int = 1
 ) -> SearchIndexResult:
     """Bring <site>/search/ up to date with the given sessions (every session of the site, by key).
 
@@ -456,16 +485,23 @@ def update_search_index(
     for key in keys:
         members.setdefault(_segment_of(key, count), []).append(key)
     segments: dict[int, list[Any]] = {}
+    stale: dict[int, list[tuple[str, str]]] = {}
     for number, segment_keys in sorted(members.items()):
         held = [(key, stored[key].digest) for key in segment_keys if key in stored]
         state = segment_state(site_dir, number)
         if state is not None and [tuple(pair) for pair in state[0]] == held:
             segments[number] = state[1]
-            continue
-        with collector_paused():
-            segments[number] = _write_segment(site_dir, number, held)
-        record_segment(site_dir, number, held, segments[number])
-        result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in segments[number][1] if name)
+        else:
+            stale[number] = held
+    with _segment_pool(jobs, len(stale)) as pool:
+        if pool is not None:
+            done = pool.map(_write_segment_job, [(str(site_dir), number, held) for number, held in stale.items()])
+        else:
+            done = (_write_segment(site_dir, number, held) for number, held in stale.items())
+        for (number, held), shards in zip(stale.items(), done, strict=True):
+            segments[number] = shards
+            record_segment(site_dir, number, held, shards)
+            result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in shards[1] if name)
     result.missing.extend(key for key in keys if key not in stored)
     drop_segments_from(site_dir, count)
     for number in range(count):
@@ -497,7 +533,9 @@ def update_search_index(
     shard_names = {f"{name}.js" for segment in segments.values() for name in segment[1] if name}
     _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
     _remove_unlisted(site_dir / SEARCH_DIR / "d", {f"{chunk[1]}.js" for listed in chunks.values() for chunk in listed})
-    database = Path(DB_FILE).name
-    kept = {_cache_name(key) for key in keys} | {database, f"{database}-wal", f"{database}-shm"}
+    databases = [Path(DB_FILE).name, *(segment_path(site_dir, number).name for number in range(count))]
+    kept = {_cache_name(key) for key in keys} | {
+        f"{name}{end}" for name in databases for end in ("", "-wal", "-shm", "-journal")
+    }
     _remove_unlisted(site_dir / CACHE_DIR, kept)
     return result

@@ -6,7 +6,7 @@ import hashlib
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ __all__ = [
     "delete_documents",
     "entry_weight",
     "export_segment",
+    "prepare",
+    "segment_path",
     "store_document",
     "stored_documents",
 ]
@@ -63,7 +65,7 @@ def connection(site_dir: Path) -> sqlite3.Connection:
         db.close()
         db = None
     if db is None:
-        db = _open[key] = open_database(path, VERSION, _create, log.warning)
+        db = _open[key] = open_database(path, VERSION, _create, log.warning, wal=False)
     return db
 
 
@@ -72,6 +74,13 @@ def close_connections() -> None:
     for key in [key for key in _open if key[0] == os.getpid()]:
         _open.pop(key).close()
     _open.clear()
+
+
+def prepare(site_dir: Path) -> None:
+    """Make the database (or make it again) before worker processes start, and leave no connection
+    open for them to inherit: a connection must not cross a fork."""
+    connection(site_dir)
+    close_connections()
 
 
 def _retrying(site_dir: Path) -> sqlite3.Connection:
@@ -187,28 +196,43 @@ def _term_filter() -> str:
     return f"{lengths} OR (length(term) = 1 AND ({cjk}))"
 
 
-def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str]]) -> Iterator[tuple[str, str]]:
-    """Fill segment `number`'s FTS5 table with its members' entries, numbered one after another in
-    member order (from 1), and give each term with the numbers of the entries holding it ("3,17,40")."""
-    db = connection(site_dir)
-    table = f"segment_{int(number)}"
-    db.execute("BEGIN IMMEDIATE")
+def segment_path(site_dir: Path, number: int) -> Path:
+    """Segment `number`'s FTS5 database: a file of its own, so that two processes fill two at once."""
+    return site_dir / DB_FILE.replace("index.db", f"segment-{int(number)}.db")
+
+
+def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Fill segment `number`'s FTS5 table (made anew: it is derived from the entries) with its
+    members' entries, numbered one after another in member order (from 1), and give each term with
+    the numbers of the entries holding it ("3,17,40")."""
+    counts = dict(
+        connection(site_dir).execute(
+            f"SELECT key, entries FROM docs WHERE key IN ({','.join('?' * len(members))})", [key for key, _ in members]
+        )
+    )
+    path = segment_path(site_dir, number)
+    remove_database(path)
+    db = sqlite3.connect(path, isolation_level=None, uri=True)
     try:
-        db.execute(f"DROP TABLE IF EXISTS {table}")
-        db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
-        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table}_terms USING fts5vocab({table}, instance)")
+        # Made again whenever it changes, from the entries: a crash loses nothing that is not there.
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute("PRAGMA synchronous = OFF")
+        db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
+        db.execute("BEGIN")
+        db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
         offset = 0
         for key, _ in members:
             db.execute(
-                f"INSERT INTO {table} (rowid, body) SELECT ? + n, body FROM entries WHERE key = ?", (offset, key)
+                "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?", (offset, key)
             )
-            row = db.execute("SELECT entries FROM docs WHERE key = ?", (key,)).fetchone()
-            offset += row[0] if row is not None else 0
+            offset += counts.get(key, 0)
         db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    yield from db.execute(f"SELECT term, group_concat(doc) FROM {table}_terms WHERE {_term_filter()} GROUP BY term")
+        return db.execute(
+            f"SELECT term, group_concat(doc) FROM temp.terms WHERE {_term_filter()} GROUP BY term"
+        ).fetchall()
+    finally:
+        db.close()
 
 
 def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> None:
@@ -223,6 +247,5 @@ def drop_segments_from(site_dir: Path, count: int) -> None:
     """Segments numbered count and above (the index has fewer now): their tables and records."""
     db = connection(site_dir)
     for (number,) in db.execute("SELECT number FROM segments WHERE number >= ?", (count,)).fetchall():
-        db.execute(f"DROP TABLE IF EXISTS segment_{int(number)}_terms")
-        db.execute(f"DROP TABLE IF EXISTS segment_{int(number)}")
+        remove_database(segment_path(site_dir, number))
     db.execute("DELETE FROM segments WHERE number >= ?", (count,))
