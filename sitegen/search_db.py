@@ -22,7 +22,7 @@ log = logging.getLogger("sitegen.search")
 
 DB_NAME = "search.db"
 # Bump when the tables or what goes in them change: the database is then made again.
-VERSION = 1
+VERSION = 2  # 2: entries without a time dated by their session
 # An entry's rowid is its file's id times this plus its place in the file, so a file's rows are one
 # rowid range, replaced or deleted without scanning the table.
 FILE_SPAN = 1 << 24
@@ -74,7 +74,7 @@ def _values(value: Any, depth: int = 0) -> Iterator[str]:
         yield str(value)
 
 
-def _node_rows(node: Node, model: str) -> Iterator[tuple[str, str]]:
+def _node_rows(node: Node) -> Iterator[tuple[str, str]]:
     """(role, text) of one entry: an assistant message gives its words and calls, and its thinking apart."""
     kind = node.kind
     if kind == "user":
@@ -101,11 +101,14 @@ def session_rows(transcript: Transcript) -> list[Row]:
     """Every searchable piece of a session, in file order; a row's model is the last one used by then."""
     rows = []
     model = ""
+    # Entries without a time of their own (odek's) are dated by the session.
+    fallback = transcript.created_ms if transcript.created_ms is not None else transcript.modified_ms
     for node in transcript.nodes:
         model = node.model or model
-        for role, text in _node_rows(node, model):
+        when = node.time_ms if node.time_ms is not None else fallback
+        for role, text in _node_rows(node):
             if text.strip():
-                rows.append(Row(node.id, role, node.time_ms, model, text))
+                rows.append(Row(node.id, role, when, model, text))
     return rows
 
 

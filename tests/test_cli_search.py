@@ -253,3 +253,16 @@ def test_without_fts5_search_build_and_doctor_say_so_in_one_line(agent: Path, tm
     assert doctor.returncode == 1 and "FTS5 missing" in doctor.stdout and "install a Python" in doctor.stderr
     found = run_cli("doctor")
     assert found.returncode == 0 and "FTS5 available" in found.stdout and "SQLite 3." in found.stdout
+
+
+def test_odek_sessions_are_searched_and_dated_by_their_session(agent: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from sitegen.resources import resource_dir
+
+    store = tmp_path / "odek"
+    shutil.copytree(resource_dir("demo") / "odek" / "sessions", store)
+    done = run_cli("search", "backup", "cron", "--json", "--agent-dir", agent, "--odek-dir", store)
+    found = [orjson.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0 and found and {hit["project"] for hit in found} == {"odek"}
+    assert all(hit["timestamp"] and hit["timestamp"].startswith("2026-05-17") for hit in found)
