@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -122,9 +123,16 @@ def store_document(site_dir: Path, key: str, kinds: Sequence[str], texts: Sequen
     try:
         _store(connection(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
     except sqlite3.DatabaseError as error:
+        _raise_disk_full(error)
         if not is_damage(error):
             raise
         _store(_retrying(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
+
+
+def _raise_disk_full(error: sqlite3.Error) -> None:
+    """SQLite's "database or disk is full" as the OSError the build stops on (not a document's problem)."""
+    if "disk is full" in str(error):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from error
 
 
 def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: list[str], chunks: list[Any]) -> None:
@@ -214,25 +222,32 @@ def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     remove_database(path)
     db = sqlite3.connect(path, isolation_level=None, uri=True)
     try:
-        # Made again whenever it changes, from the entries: a crash loses nothing that is not there.
-        db.execute("PRAGMA journal_mode = OFF")
-        db.execute("PRAGMA synchronous = OFF")
-        db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
-        db.execute("BEGIN")
-        db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
-        db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
-        offset = 0
-        for key, _ in members:
-            db.execute(
-                "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?", (offset, key)
-            )
-            offset += counts.get(key, 0)
-        db.execute("COMMIT")
-        return db.execute(
-            f"SELECT term, group_concat(doc) FROM temp.terms WHERE {_term_filter()} GROUP BY term"
-        ).fetchall()
+        return _fill(db, site_dir, members, counts)
+    except sqlite3.OperationalError as error:
+        _raise_disk_full(error)
+        raise
     finally:
         db.close()
+
+
+def _fill(
+    db: sqlite3.Connection, site_dir: Path, members: Sequence[tuple[str, str]], counts: dict[str, int]
+) -> list[tuple[str, str]]:
+    # Made again whenever it changes, from the entries: a crash loses nothing that is not there.
+    db.execute("PRAGMA journal_mode = OFF")
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
+    db.execute("BEGIN")
+    db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
+    db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
+    offset = 0
+    for key, _ in members:
+        fill = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?"
+        db.execute(fill, (offset, key))
+        offset += counts.get(key, 0)
+    db.execute("COMMIT")
+    export = f"SELECT term, group_concat(doc) FROM temp.terms WHERE {_term_filter()} GROUP BY term"
+    return db.execute(export).fetchall()
 
 
 def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> None:
