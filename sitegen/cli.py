@@ -174,7 +174,9 @@ def context_command(
     loaded = open_session(path, default_agent_dirs=_dirs(agent_dir))
     if leaf is not None and leaf not in loaded.by_id:
         raise fail(f"No entry {leaf!r} in {path}")
-    context = build_session_context(loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id)
+    context = build_session_context(
+        loaded.entries, leaf if leaf is not None else LAST_ENTRY, loaded.by_id, loaded.context_rules
+    )
     if as_json:
         sys.stdout.write(_json_text(context.to_json()) + "\n")
         return
@@ -183,9 +185,11 @@ def context_command(
         role = str(message.get("role"))
         roles[role] = roles.get(role, 0) + 1
     lines = [
+        f"Rules: {context.rules}",
         f"Leaf: {context.leaf_id}",
         f"Messages: {len(context.messages)} ({', '.join(f'{k} {v}' for k, v in roles.items())})",
-        f"Thinking level: {context.thinking_level}",
+        # pi keeps a file's null thinking level as null (omp reads it as "off").
+        f"Thinking level: {'null' if context.thinking_level is None else context.thinking_level}",
         f"Models: {', '.join(f'{k}={v}' for k, v in context.models.items()) or 'none'}",
         f"Mode: {context.mode}",
     ]

@@ -7,10 +7,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
+    "PATH_CHARS",
     "TITLE_CHARS",
     "clip",
+    "clip_path",
     "first_line",
     "first_line_of",
+    "is_file_tool",
     "is_slash_command",
     "plain_text",
     "relative_path",
@@ -19,6 +22,8 @@ __all__ = [
     "tool_subject",
 ]
 
+# A path in a row is at most this many characters: the page shortens it further in its middle to fit.
+PATH_CHARS = 160
 # A title or a snippet is at most this many characters, an ellipsis included.
 TITLE_CHARS = 80
 
@@ -55,6 +60,19 @@ def clip(text: str, limit: int = TITLE_CHARS) -> str:
     if cut < limit * 2 // 3:  # one long word (a URL, a path): cut inside it
         cut = limit - 1
     return line[:cut].rstrip(" ,.;:") + "…"
+
+
+def clip_path(path: str, limit: int = PATH_CHARS) -> str:
+    """A path on one line, at most limit characters: a long one loses the middle of its folders, never
+    its file name (rows that all read "packages/coding-agent/src/tui/user-…" cannot be told apart)."""
+    line = " ".join(path.split())
+    if len(line) <= limit:
+        return line
+    folders, slash, name = line.rpartition("/")
+    if not slash or len(name) + 2 >= limit:
+        return "…" + line[-(limit - 1) :]
+    keep = limit - len(name) - 2
+    return folders[: keep - keep // 2] + "…" + folders[len(folders) - keep // 2 :] + "/" + name
 
 
 def _inline(line: str) -> str:
@@ -211,7 +229,14 @@ def tool_subject(name: str, arguments: Any, cwd: str = "") -> str:
         subject = f"{agent}: {what}" if agent and what else agent or what
     else:
         subject = _first_value(args) if args else (arguments if isinstance(arguments, str) else "")
+    if lowered in _FILE_TOOLS:
+        return clip_path(first_line_of(subject))
     return clip(first_line_of(subject), TITLE_CHARS)
+
+
+def is_file_tool(name: str) -> bool:
+    """Whether a tool is named by the file it reads or writes (its row's text is a path)."""
+    return name.lower() in _FILE_TOOLS
 
 
 # A command that starts by changing directory: "cd /work/app && npm test".

@@ -539,6 +539,7 @@
 
   // The page's core, for the feature modules.
   window.sitegenPage = {
+    copyText: copyText,
     scrollSettled: scrollSettled,
     scrollToElement: scrollToElement,
     entryById: entryById,

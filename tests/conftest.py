@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
 # fault tests (a generated corpus).
 pytest_plugins = ["share_fixtures", "fault_helpers"]
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+# ../shared beside the checkout; SITEGEN_SHARED names it for a checkout kept elsewhere (a worktree).
+SHARED = Path(os.environ.get("SITEGEN_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared")
 REAL_FIXTURES = SHARED / "fixtures" / "real"
 
 

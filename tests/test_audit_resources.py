@@ -108,8 +108,9 @@ def test_the_demo_flags_only_the_turn_odek_flagged() -> None:
 def test_what_the_demo_lists_for_a_turn() -> None:
     session = next(p for p in DEMO_SESSIONS if "0196b0e7" in p.name and p.parent.name.startswith("--"))
     first, second = analyse_transcript(load_transcript(session))
-    assert first.novel_resources == ["src/moneta/report.py", "src/moneta/"]  # the subagent's assignment names src/
-    assert second.novel_resources == ["src/moneta/report.py", "tests/test_report.py"]
+    # Project files (src/moneta/report.py, tests/test_report.py) are the session's own: not listed.
+    assert first.novel_resources == [] and second.novel_resources == []
+    assert first.tool_calls and second.tool_calls
 
 
 def test_every_resource_the_audit_lists_on_the_real_fixtures_is_one(real_fixtures: Path) -> None:
@@ -117,6 +118,58 @@ def test_every_resource_the_audit_lists_on_the_real_fixtures_is_one(real_fixture
         text = path.read_text(encoding="utf-8")
         transcript = load_transcript(path)
         listed = _all_listed(transcript)
-        assert listed, path.name
         assert [r for r in listed if not _oracle(r, text)] == [], path.name
+        # Only what lies outside the project and was neither named by the user nor the agent's own.
+        assert all(r.startswith(("~/", "/", "http")) for r in listed), (path.name, listed)
         assert not any(turn.flagged for turn in analyse_transcript(transcript)), path.name
+
+
+# --- precision: what a reader would not call "a resource the user never mentioned" -------------------
+
+
+def _turn(tmp_path: Path, prompt: str, calls: list[tuple[str, dict[str, object], str]]) -> list[str]:
+    """The resources the audit lists for one turn of calls (name, arguments, result text), in /work/app."""
+    from sessions import SessionBuilder, tool_call
+
+    b = SessionBuilder(session_id="precision", cwd="/work/app")
+    b.user("u1", prompt)
+    for n, (name, arguments, result) in enumerate(calls):
+        b.assistant(f"a{n}", [tool_call(f"c{n}", name, **arguments)])
+        b.tool_result(f"r{n}", f"c{n}", name, result)
+    path = b.write(tmp_path / "precision.jsonl")
+    return [r for turn in analyse_transcript(load_transcript(path)) for r in turn.novel_resources]
+
+
+def test_paths_in_the_working_directory_are_not_listed(tmp_path: Path) -> None:
+    calls = [
+        ("read", {"path": "src/app.py"}, "x"),
+        ("read", {"path": "/work/app/README.md"}, "x"),
+        ("bash", {"command": "cd src/sub && sed -i 's|../util.js|../lib/util.js|' a.ts"}, ""),
+    ]
+    assert _turn(tmp_path, "tidy up", calls) == []
+
+
+def test_what_lies_outside_stays_listed(tmp_path: Path) -> None:
+    calls = [
+        ("read", {"path": "/etc/passwd"}, "x"),
+        ("read", {"path": "~/.ssh/id_rsa"}, "x"),
+        ("bash", {"command": "cat ../other-project/secrets.env"}, ""),
+        ("bash", {"command": "curl -s https://example.com/x"}, ""),
+    ]
+    listed = _turn(tmp_path, "tidy up", calls)
+    assert listed == ["/etc/passwd", "~/.ssh/id_rsa", "../other-project/secrets.env", "https://example.com/x"]
+
+
+def test_what_the_agent_made_or_listed_earlier_is_its_own(tmp_path: Path) -> None:
+    calls = [
+        ("bash", {"command": "cat > /tmp/fix.py <<'EOF'\nprint(1)\nEOF\npython /tmp/fix.py"}, ""),
+        ("bash", {"command": "ls /opt/tools"}, "/opt/tools/gen.sh\n"),
+        ("bash", {"command": "bash /opt/tools/gen.sh"}, ""),
+    ]
+    assert _turn(tmp_path, "tidy up", calls) == ["/opt/tools"]
+
+
+def test_a_folder_the_user_named_covers_its_files(tmp_path: Path) -> None:
+    calls = [("bash", {"command": "cp dark.json ~/.pi/agent/themes/test.json"}, "")]
+    assert _turn(tmp_path, "copy the dark theme to the .pi/agent/themes folder", calls) == []
+    assert _turn(tmp_path, "copy the dark theme over", calls) == ["~/.pi/agent/themes/test.json"]

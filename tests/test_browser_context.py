@@ -51,8 +51,11 @@ def test_replaced_entries_are_dimmed_and_marked(opened: tuple[Page, PageWatch]) 
     assert summarised(page) == ["init0001", "u1", "a1", "a2", "a3", "a4"]
     label = page.evaluate("getComputedStyle(document.getElementById('entry-u1'), '::before').content")
     assert label == '"summarised by compaction"'
-    assert float(page.evaluate("getComputedStyle(document.getElementById('entry-u1')).opacity")) < 1
-    assert float(page.evaluate("getComputedStyle(document.getElementById('entry-u2')).opacity")) == 1
+    # Marked by a dashed edge, not faded (issue 33: faded text fell under 4.5:1 contrast).
+    style = "getComputedStyle(document.getElementById('entry-{}'))"
+    assert float(page.evaluate(style.format("u1") + ".opacity")) == 1
+    assert page.evaluate(style.format("u1") + ".borderLeftStyle") == "dashed"
+    assert page.evaluate(style.format("u2") + ".borderLeftStyle") == "solid"
     kept = page.locator("#entry-c1mp a.kept-from")
     assert kept.inner_text().startswith("User: “Add a test for the expiry ZZ_KEPT_ZZ” · 2026-01-01")
     kept.click()

@@ -93,6 +93,7 @@ def test_context_json_has_the_documented_keys(agent_dir: Path, tmp_path: Path) -
     assert code == 0
     data = orjson.loads(out)
     assert set(data) == {
+        "rules",
         "leafId",
         "messages",
         "thinkingLevel",

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 from sessions import shallow_stack
 
-from sitegen.session.context import LAST_ENTRY, build_session_context, model_of_change
+from sitegen.session.context import LAST_ENTRY, OMP_RULES, build_session_context, model_of_change
 from sitegen.session.session import open_session
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
@@ -83,6 +83,7 @@ def test_leaf_none_is_an_empty_context() -> None:
     c.user("u1", "ZZ_U1_ZZ")
     context = build_session_context(c.entries, None)
     assert context.to_json() == {
+        "rules": "pi 0.73",
         "leafId": None,
         "messages": [],
         "thinkingLevel": "off",
@@ -161,11 +162,14 @@ def test_models_from_model_changes_by_role() -> None:
     c.add("model_change", "m3", model="openai/o3", role="slow", resolvedModelIsFallback=True)
     c.add("model_change", "m4", model="anthropic/claude-opus-4-5", role="default")
     c.assistant("a1", "y", provider="google", model="gemini-2.5-pro")
-    assert build_session_context(c.entries).models == {
+    # The seed's (omp's) rule: an explicit default is kept over later answers.
+    assert build_session_context(c.entries, rules=OMP_RULES).models == {
         "smol": "anthropic/claude-haiku-4-5",
         "default": "anthropic/claude-opus-4-5",
         "slow": "openai/o3",
     }
+    # pi's: the last model named, by a model_change or an answer, is the default.
+    assert build_session_context(c.entries).models["default"] == "google/gemini-2.5-pro"
     assert build_session_context(c.entries, "m2").models == {
         "smol": "anthropic/claude-haiku-4-5",
         "default": "openai/gpt-4o",
@@ -196,7 +200,8 @@ def test_explicit_model_change_beats_the_assistant_fallback() -> None:
     c.add("model_change", "m1", model="openai/gpt-4o")
     c.user("u1", "x")
     c.assistant("a1", "y", provider="anthropic", model="claude-sonnet-4-5")
-    assert build_session_context(c.entries).models == {"default": "openai/gpt-4o"}
+    assert build_session_context(c.entries, rules=OMP_RULES).models == {"default": "openai/gpt-4o"}
+    assert build_session_context(c.entries).models == {"default": "anthropic/claude-sonnet-4-5"}
 
 
 def test_injected_ttsr_rules_are_deduplicated_in_order() -> None:
@@ -369,9 +374,10 @@ def test_compaction_on_another_branch_is_ignored() -> None:
 
 def test_seed_file_at_its_default_leaf_excludes_the_other_branch() -> None:
     session = open_session(FIXTURES / "seed_v3.jsonl")
-    context = build_session_context(session.entries)
+    context = build_session_context(session.entries, rules=session.context_rules)
     assistant = session.by_id["a1b2c3d4"]["message"]
     assert context.to_json() == {
+        "rules": "omp 18",
         "leafId": "e2f3a4b5",
         "messages": [
             assistant,
@@ -401,19 +407,24 @@ def test_seed_file_at_its_default_leaf_excludes_the_other_branch() -> None:
 
 def test_seed_file_at_the_compaction_leaf() -> None:
     session = open_session(FIXTURES / "seed_v3.jsonl")
-    context = build_session_context(session.entries, "d1e2f3a4")
+    context = build_session_context(session.entries, "d1e2f3a4", rules=session.context_rules)
     assert context.to_json() == {
+        "rules": "omp 18",
         "leafId": "d1e2f3a4",
         "messages": [
             {
                 "role": "compactionSummary",
                 "summary": "Conversation summary",
+                # omp's summary message carries the short summary too.
+                "shortSummary": "Short recap",
                 "tokensBefore": 42000,
                 "timestamp": ms("2026-02-16T10:23:00.000Z"),
             },
             session.by_id["a1b2c3d4"]["message"],
         ],
         "thinkingLevel": "high",
+        # omp keeps the level the change named as the configured one too.
+        "configuredThinkingLevel": "high",
         "models": {"default": "openai/gpt-4o"},
         "injectedTtsrRules": [],
         "mode": "none",
@@ -454,8 +465,8 @@ def test_omp_fixture_models_and_roles() -> None:
 
 def test_pi_fixture_models() -> None:
     context = build_session_context(open_session(FIXTURES / "pi_variants.jsonl").entries)
-    # An explicit pi model_change wins over the later assistant's openai/gpt-5.
-    assert context.models == {"default": "anthropic/claude-opus-4-5"}
+    # pi 0.73.1 itself says so: the later assistant's openai/gpt-5 follows the explicit model_change.
+    assert context.models == {"default": "openai/gpt-5"}
 
 
 # --- robustness -------------------------------------------------------------------------------------
@@ -496,5 +507,6 @@ def test_duplicate_ids_resolve_like_the_session_index(tmp_path: Path) -> None:
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [header, *c.entries]))
     session = open_session(path)
     with_index = build_session_context(session.entries, "d3", session.by_id)
-    assert texts(with_index.messages) == ["ZZ_FIRST_COPY_ZZ", "ZZ_CHILD_ZZ", "ZZ_LAST_ZZ"]
+    # The last record of an id is the one (pi's and omp's index): d2's parent is the second copy.
+    assert texts(with_index.messages) == ["ZZ_SECOND_COPY_ZZ", "ZZ_CHILD_ZZ", "ZZ_LAST_ZZ"]
     assert build_session_context(session.entries, "d3").to_json() == with_index.to_json()

@@ -56,6 +56,7 @@ class Context:
     kept_marks: dict[str, str] = field(default_factory=dict)
     kept_names: dict[str, str] = field(default_factory=dict)
     messages: set[str] = field(default_factory=set)
+    context_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
     system_prompt: str | None = None
     tool_view: Any = _view
     markdown: Any = ENV.globals["md"]
@@ -146,6 +147,9 @@ CONTEXT = st.builds(
     kept_marks=st.dictionaries(st.sampled_from(["e1", "k1"]), st.sampled_from(["c1", "c<2>"])),
     kept_names=st.dictionaries(TEXT, TEXT, max_size=2),
     messages=st.sets(st.sampled_from(["e1", "k1"])),
+    context_attrs=st.dictionaries(
+        st.sampled_from(["e1", "k1"]), st.dictionaries(st.sampled_from(["data-ctx", "data-kept-after"]), TEXT)
+    ),
     system_prompt=st.none() | TEXT,
 )
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import REAL_FIXTURES
 
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.site.build import BuildConfig, build_site
@@ -34,7 +35,7 @@ from sitegen.transcript.load import load_transcript
 HERE = Path(__file__).resolve().parent
 DEMO = HERE / "fixtures" / "golden" / "demo"
 GOLDEN = HERE / "golden"
-REAL = HERE.parent.parent / "shared" / "fixtures" / "real"
+REAL = REAL_FIXTURES
 UPDATE = os.environ.get("SITEGEN_UPDATE_GOLDEN") == "1"
 # The real fixtures' project: the cwd their headers name.
 REAL_PROJECT = "sessions/workspaces-pi-mono-"

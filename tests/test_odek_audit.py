@@ -186,7 +186,8 @@ def test_analyse_odek_transcript() -> None:
 
     assert first.user_node_id == "m1"
     assert first.tool_calls == ["read_file", "web_fetch", "shell"]
-    assert first.novel_resources == ["README.md", "https://evil.example/x", "/etc/passwd"]
+    # README.md is in the working directory: the session's own, not listed.
+    assert first.novel_resources == ["https://evil.example/x", "/etc/passwd"]
     assert first.ingested_external and first.ingest_sources == ["https://evil.example/x"]
     # README.md and the fetched URL came before any external content: only /etc/passwd is suspicious.
     assert first.suspicious_resources == ["/etc/passwd"]
@@ -224,7 +225,7 @@ def test_novel_resources_without_ingesting_are_not_flagged() -> None:
         {"role": "assistant", "tool_calls": [call("c2", "shell", {"command": "make -C /src/proj"})]},
     ]
     (turn,) = analyse_transcript(transcript_from_odek({"id": SID, "messages": messages}, Path("x.json")))
-    assert turn.novel_resources == ["Makefile.am", "/src/proj"]
+    assert turn.novel_resources == ["/src/proj"]  # Makefile.am is in the working directory
     assert not turn.ingested_external and not turn.flagged and turn.first_suspicious_node_id is None
 
 

@@ -270,7 +270,8 @@ def test_duplicate_ids_give_one_node(tmp_path: Path) -> None:
     path = tmp_path / "dup.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in (header, first, copy)))
     t = transcript_from_session(open_session(path))
-    assert [(n.id, n.parts[0].text) for n in t.nodes] == [("d1", "ZZ_FIRST_ZZ")]
+    # The last record of an id is the one, as in pi's and omp's index.
+    assert [(n.id, n.parts[0].text) for n in t.nodes] == [("d1", "ZZ_COPY_ZZ")]
 
 
 # --- content parts ----------------------------------------------------------------------------------

@@ -151,11 +151,14 @@ def test_entries_without_timestamps_or_ids() -> None:
     assert tree.children["a"] == ["b"]
 
 
-def test_duplicate_id_keeps_the_first_entry() -> None:
+def test_duplicate_id_keeps_the_last_entry() -> None:
+    # pi's and omp's index: the last record of an id is the entry, in its own place in the file.
     tree = SessionTree.build([entry("a", None, 0), entry("b", "a", 1), entry("a", "b", 2)])
-    assert tree.ids == ["a", "b"]
-    assert tree.parent == {"a": None, "b": "a"}
-    assert tree.depth_first() == [("a", 0), ("b", 1)]
+    assert tree.ids == ["b", "a"]
+    # b's parent is the last "a", whose parent is b: the cycle is cut at b, the earliest in file order.
+    assert tree.parent == {"b": None, "a": "b"}
+    assert tree.depth_first() == [("b", 0), ("a", 1)]
+    assert tree.default_leaf == "a"
 
 
 # --- deep chains, cycles, orphans -------------------------------------------------------------------

@@ -77,6 +77,8 @@ class EntryLookups(CardContext, Protocol):
     @property
     def kept_names(self) -> Mapping[str, str]: ...
     @property
+    def context_attrs(self) -> Mapping[str, Mapping[str, str]]: ...
+    @property
     def system_prompt(self) -> str | None: ...
     def usage_attr(self, node: Node) -> str: ...
 
@@ -132,6 +134,9 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
     calls = node.tool_calls
     if calls:
         out.append(f' data-calls="{len(calls)}"')
+    attrs = ctx.context_attrs.get(entry_id)
+    if attrs and not ctx.prefix:
+        out.extend(f' {name}="{html_escape(value)}"' for name, value in attrs.items())
     out.append(">\n")
     if entry_id in ctx.kept_marks:
         compaction = ctx.kept_marks[entry_id]

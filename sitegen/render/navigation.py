@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sitegen.render.text import html_escape
-from sitegen.titles import TITLE_CHARS, clip, first_line_of, snippet, tool_subject
+from sitegen.titles import TITLE_CHARS, clip, first_line_of, is_file_tool, snippet, tool_subject
 from sitegen.transcript.model import Node, ToolCall, Transcript
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "branch_links",
     "display_order",
     "entry_name",
+    "path_html",
     "tree_rows",
     "tree_rows_html",
 ]
@@ -240,6 +241,18 @@ def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: 
     return links
 
 
+def path_html(path: str, full: str = "") -> str:
+    """A path whose folders give way before its file name when the row is short: the page's CSS
+    (.mid) ellipsises the folders in the middle; the whole path (`full`, else `path`) on hover."""
+    folders, slash, name = path.rpartition("/")
+    if not slash or not name or " " in path:
+        return html_escape(path)
+    return (
+        f'<span class="mid" title="{html_escape(full or path)}"><span class="pd">{html_escape(folders + slash)}'
+        f'</span><span class="pf">{html_escape(name)}</span></span>'
+    )
+
+
 def tree_rows_html(rows: list[TreeRow]) -> str:
     """The tree's rows as list items, a line each: built in Python, as a long page has tens of
     thousands of them and a template macro call per row was a tenth of its writing time."""
@@ -262,10 +275,11 @@ def tree_rows_html(rows: list[TreeRow]) -> str:
         )
         row_id = html_escape(r.id)
         tool = f'<span class="t">{html_escape(r.tool)}</span> ' if r.tool else ""
+        text = path_html(r.text) if r.tool and is_file_tool(r.tool) else html_escape(r.text)
         forks = f'<span class="forks" title="{r.forks} branches start here">{r.forks}</span>' if r.forks else ""
         label = f' <span class="badge label">{html_escape(r.label)}</span>' if r.label else ""
         out.append(
             f'<li class="{" ".join(classes)}" data-id="{row_id}"><a href="#entry-{row_id}">{tool}'
-            f"{html_escape(r.text)}</a>{forks}{label}</li>\n"
+            f"{text}</a>{forks}{label}</li>\n"
         )
     return "".join(out)

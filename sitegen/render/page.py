@@ -71,12 +71,24 @@ _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # The same characters as UTF-8 bytes (no other character's encoding holds these bytes).
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # The page's stylesheets, and its scripts in load order: a small module per feature over page.js's core.
-PAGE_STYLES = ("theme.css", "page.css", "conversation.css", "views.css", "sidebar.css", "highlight.css")
+PAGE_STYLES = (
+    "theme.css",
+    "page.css",
+    "conversation.css",
+    "views.css",
+    "sidebar.css",
+    "highlight.css",
+    "copy.css",
+    "palette.css",
+)
 PAGE_SCRIPTS = (
+    "layout.js",
     "keys.js",
     "chunks.js",
     "highlight.js",
     "page.js",
+    "copy.js",
+    "folds.js",
     "totals.js",
     "treerows.js",
     "tree.js",
@@ -145,6 +157,8 @@ class EntryContext:
     # compaction's first kept entry is named ("User: “Port the selector” · 10:21").
     messages: set[str] = field(default_factory=set)
     kept_names: dict[str, str] = field(default_factory=dict)
+    # Data attributes by entry id that let the model's view follow the writing agent's rules.
+    context_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
     prefix: str = ""
     system_prompt: str | None = None
     subagent_urls: dict[str, str] = field(default_factory=dict)
@@ -166,7 +180,12 @@ def context_message_ids(transcript: Transcript) -> set[str]:
     """Entries that reach the model as messages when on the kept part of a path (build_session_context)."""
     if transcript.family != "pi":
         return {node.id for node in transcript.nodes if node.kind in ("user", "assistant", "tool_result")}
-    return {node.id for node in transcript.nodes if node.meta.get("entryType") in MESSAGE_ENTRY_TYPES}
+    marks = transcript.context_marks
+    return {
+        node.id
+        for node in transcript.nodes
+        if node.meta.get("entryType") in MESSAGE_ENTRY_TYPES and marks.get(node.id, {}).get("data-ctx") != "never"
+    }
 
 
 def kept_names(transcript: Transcript) -> dict[str, str]:
@@ -347,6 +366,7 @@ class PageRenderer:
             kept_marks=kept_marks(transcript),
             messages=context_message_ids(transcript),
             kept_names=kept_names(transcript),
+            context_attrs=transcript.context_marks,
             system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
         )

@@ -1,4 +1,4 @@
-"""build_session_context: what the model saw at a leaf, exactly as the seed's algorithm describes."""
+"""build_session_context: what the model saw at a leaf, by the rules of the agent that wrote the file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,21 @@ from typing import Any, Final
 
 from sitegen.session.entries import Entry, iso_to_ms
 
-__all__ = ["LAST_ENTRY", "SessionContext", "build_session_context", "model_of_change"]
+__all__ = [
+    "LAST_ENTRY",
+    "OMP_RULES",
+    "PI_RULES",
+    "SessionContext",
+    "branch_summary_message",
+    "build_session_context",
+    "model_of_change",
+    "path_to_leaf",
+    "view_marks",
+]
+
+# Whose buildSessionContext the context follows: the page and `context --json` name them.
+PI_RULES: Final = "pi 0.73"
+OMP_RULES: Final = "omp 18"
 
 
 class _LastEntry:
@@ -24,14 +38,22 @@ LAST_ENTRY: Final = _LastEntry()
 class SessionContext:
     leaf_id: str | None
     messages: list[dict[str, Any]] = field(default_factory=list)
-    thinking_level: str = "off"
+    # None where a file's thinking_level_change says null and pi keeps it (omp reads it as "off").
+    thinking_level: str | None = "off"
     models: dict[str, str] = field(default_factory=dict)
     injected_ttsr_rules: list[str] = field(default_factory=list)
     mode: str = "none"
     mode_data: Any = None
+    # omp only: the thinking selector chosen (e.g. "auto") and the service tier per provider family.
+    configured_thinking_level: str | None = None
+    service_tier: dict[str, str] | None = None
+    rules: str = PI_RULES
+    # The entry each message came from (a compaction for its summary), for the page's view and tests.
+    entry_ids: list[str | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
+            "rules": self.rules,
             "leafId": self.leaf_id,
             "messages": self.messages,
             "thinkingLevel": self.thinking_level,
@@ -40,6 +62,11 @@ class SessionContext:
             "mode": self.mode,
             "modeData": self.mode_data,
         }
+        if self.configured_thinking_level is not None:
+            data["configuredThinkingLevel"] = self.configured_thinking_level
+        if self.service_tier is not None:
+            data["serviceTier"] = self.service_tier
+        return data
 
 
 def model_of_change(entry: Entry) -> str | None:
@@ -52,6 +79,19 @@ def model_of_change(entry: Entry) -> str | None:
         provider = entry.get("provider")
         return f"{provider}/{model_id}" if isinstance(provider, str) and provider else model_id
     return None
+
+
+def branch_summary_message(entry: Entry) -> dict[str, Any] | None:
+    """A branch summary as the model reads it; an empty summary is skipped by pi and omp alike."""
+    summary = entry.get("summary")
+    if not summary:
+        return None
+    return {
+        "role": "branchSummary",
+        "summary": summary,
+        "fromId": entry.get("fromId"),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
 
 
 def _context_message(entry: Entry) -> dict[str, Any] | None:
@@ -69,35 +109,15 @@ def _context_message(entry: Entry) -> dict[str, Any] | None:
             "timestamp": iso_to_ms(entry.get("timestamp")),
         }
     if kind == "branch_summary":
-        return {
-            "role": "branchSummary",
-            "summary": entry.get("summary"),
-            "fromId": entry.get("fromId"),
-            "timestamp": iso_to_ms(entry.get("timestamp")),
-        }
+        return branch_summary_message(entry)
     return None
 
 
-def build_session_context(
-    entries: list[Entry],
-    leaf_id: str | _LastEntry | None = LAST_ENTRY,
-    by_id: dict[str, Entry] | None = None,
-) -> SessionContext:
-    """Walk root -> leaf and derive messages and runtime state (seed 000, buildSessionContext)."""
-    if leaf_id is None:
-        return SessionContext(leaf_id=None)
-    if by_id is None:
-        by_id = {}
-        for entry in entries:
-            # The first of duplicated ids wins, as in the session index and the tree.
-            if isinstance(entry.get("id"), str):
-                by_id.setdefault(entry["id"], entry)
+def path_to_leaf(entries: list[Entry], leaf_id: str | _LastEntry, by_id: dict[str, Entry]) -> list[Entry]:
+    """Root -> leaf; an unknown leaf is the last entry; a parent cycle stops at its first repeat."""
     leaf = by_id.get(leaf_id) if isinstance(leaf_id, str) else None
     if leaf is None and entries:
         leaf = entries[-1]
-    if leaf is None:
-        return SessionContext(leaf_id=None)
-
     path: list[Entry] = []
     seen: set[int] = set()
     current: Entry | None = leaf
@@ -107,29 +127,55 @@ def build_session_context(
         parent_id = current.get("parentId")
         current = by_id.get(parent_id) if isinstance(parent_id, str) else None
     path.reverse()
+    return path
 
-    context = SessionContext(leaf_id=leaf.get("id") if isinstance(leaf.get("id"), str) else None)
+
+def build_session_context(
+    entries: list[Entry],
+    leaf_id: str | _LastEntry | None = LAST_ENTRY,
+    by_id: dict[str, Entry] | None = None,
+    rules: str = PI_RULES,
+) -> SessionContext:
+    """Walk root -> leaf and derive messages and runtime state, as pi 0.73 (seed 000) or omp 18 does."""
+    if leaf_id is None:
+        return SessionContext(leaf_id=None, rules=rules)
+    if by_id is None:
+        # A repeated id names its last record, as in pi's and omp's session index.
+        by_id = {entry["id"]: entry for entry in entries if isinstance(entry.get("id"), str)}
+    path = path_to_leaf(entries, leaf_id, by_id)
+    if not path:
+        return SessionContext(leaf_id=None, rules=rules)
+    leaf = path[-1]
+    context = SessionContext(leaf_id=leaf.get("id") if isinstance(leaf.get("id"), str) else None, rules=rules)
+    if rules == OMP_RULES:
+        from sitegen.session.context_omp import fill_omp_context
+
+        fill_omp_context(context, path)
+        return context
+    _fill_pi_context(context, path)
+    return context
+
+
+def _fill_pi_context(context: SessionContext, path: list[Entry]) -> None:
+    """pi 0.73's rules: the last model_change or assistant names the model; null thinking stays null."""
     compaction: Entry | None = None
-    explicit_model = False
-    fallback_model: str | None = None
     for entry in path:
         kind = entry.get("type")
         if kind == "thinking_level_change":
             level = entry.get("thinkingLevel")
-            if isinstance(level, str):
+            if level is None or isinstance(level, str):
                 context.thinking_level = level
         elif kind == "model_change":
             model = model_of_change(entry)
             if model is not None:
                 role = entry.get("role")
                 context.models[role if isinstance(role, str) and role else "default"] = model
-                explicit_model = True
         elif kind == "message":
             message = entry.get("message")
             if isinstance(message, dict) and message.get("role") == "assistant":
                 provider, model_name = message.get("provider"), message.get("model")
                 if isinstance(model_name, str) and model_name:
-                    fallback_model = f"{provider}/{model_name}" if isinstance(provider, str) else model_name
+                    context.models["default"] = f"{provider}/{model_name}" if isinstance(provider, str) else model_name
         elif kind == "ttsr_injection":
             rules = entry.get("injectedRules")
             for rule in rules if isinstance(rules, list) else ():
@@ -141,13 +187,12 @@ def build_session_context(
             context.mode_data = entry.get("data")
         elif kind == "compaction":
             compaction = entry
-    if not explicit_model and fallback_model is not None:
-        context.models["default"] = fallback_model
 
     messages = context.messages
     if compaction is None:
         kept = path
     else:
+        context.entry_ids.append(_entry_id(compaction))
         messages.append(
             {
                 "role": "compactionSummary",
@@ -167,4 +212,26 @@ def build_session_context(
         message = _context_message(entry)
         if message is not None:
             messages.append(message)
-    return context
+            context.entry_ids.append(_entry_id(entry))
+
+
+def _entry_id(entry: Entry) -> str | None:
+    entry_id = entry.get("id")
+    return entry_id if isinstance(entry_id, str) else None
+
+
+def view_marks(entries: list[Entry], by_id: dict[str, Entry], rules: str) -> dict[str, dict[str, str]]:
+    """Per entry id, the data attributes the page's model's view needs to follow these rules at any
+    leaf (data-ctx "compaction": a compaction entry; "never": an entry whose message is never sent)."""
+    if rules == OMP_RULES:
+        from sitegen.session.context_omp import omp_view_marks
+
+        return omp_view_marks(entries, by_id)
+    marks: dict[str, dict[str, str]] = {}
+    for entry_id, entry in by_id.items():
+        kind = entry.get("type")
+        if kind == "compaction":
+            marks[entry_id] = {"data-ctx": "compaction"}
+        elif kind == "branch_summary" and branch_summary_message(entry) is None:
+            marks[entry_id] = {"data-ctx": "never"}
+    return marks

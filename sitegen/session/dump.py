@@ -77,7 +77,7 @@ def format_context_as_text(
     *,
     system_prompt: str | None,
     models: dict[str, str],
-    thinking_level: str,
+    thinking_level: str | None,
     tools: list[Any],
 ) -> str:
     """The dump layout over context messages; empty when there are none."""
@@ -87,7 +87,8 @@ def format_context_as_text(
     if system_prompt:
         sections.append(f"# System prompt\n{system_prompt}")
     model_text = ", ".join(f"{role}: {model}" for role, model in models.items()) or "unknown"
-    sections.append(f"# Model\n{model_text}\nThinking level: {thinking_level}")
+    level = "null" if thinking_level is None else thinking_level
+    sections.append(f"# Model\n{model_text}\nThinking level: {level}")
     if tools:
         sections.append("# Tools\n" + "\n".join(_tool_lines(tools)))
     body = [s for s in (_message_section(m) for m in messages) if s is not None]
@@ -98,7 +99,7 @@ def format_context_as_text(
 def format_session_as_text(session: Session, leaf_id: str | None = None) -> str:
     """The dump text of a pi-family session at a leaf (default: the last entry)."""
     context: SessionContext = build_session_context(
-        session.entries, leaf_id if leaf_id is not None else LAST_ENTRY, session.by_id
+        session.entries, leaf_id if leaf_id is not None else LAST_ENTRY, session.by_id, session.context_rules
     )
     path = [session.by_id[i] for i in session.tree.path_to(context.leaf_id)] if context.leaf_id else []
     init = next((e for e in reversed(path) if e.get("type") == "session_init"), None)

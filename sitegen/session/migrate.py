@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from sitegen.session.entries import CURRENT_VERSION, Entry, Header
 
-__all__ = ["MIGRATIONS", "MigrationReport", "header_version", "migrate"]
+__all__ = ["MIGRATIONS", "MigrationReport", "chain_entries_without_ids", "header_version", "migrate"]
 
 
 @dataclass(slots=True)
@@ -21,6 +21,8 @@ class MigrationReport:
     ids_added: int = 0
     compactions_relinked: int = 0
     hook_messages_renamed: int = 0
+    # Entries of a v2 or v3 file that had no id, given one in memory (never written).
+    ids_chained: int = 0
 
     @property
     def changed(self) -> bool:
@@ -76,6 +78,26 @@ def migrate_v2_to_v3(header: Header, entries: list[Entry], report: MigrationRepo
             message["role"] = "custom"
             report.hook_messages_renamed += 1
     header["version"] = 3
+
+
+def chain_entries_without_ids(header: Header, entries: list[Entry]) -> int:
+    """Give each entry without a string id one, its parent being the entry before it in file order
+    (what the v1 migration does to a whole file); returns how many were given one. Files other tools
+    wrote as v3 can lack ids; pi and omp would show only their last entry."""
+    if all(isinstance(entry.get("id"), str) for entry in entries):
+        return 0
+    session_id = str(header.get("id", ""))
+    taken = {entry["id"] for entry in entries if isinstance(entry.get("id"), str)}
+    chained = 0
+    previous: str | None = None
+    for index, entry in enumerate(entries):
+        entry_id = entry.get("id")
+        if not isinstance(entry_id, str):
+            entry_id = entry["id"] = _stable_entry_id(session_id, index, taken)
+            entry["parentId"] = previous
+            chained += 1
+        previous = entry_id
+    return chained
 
 
 Step = Callable[[Header, list[Entry], MigrationReport], None]

@@ -12,7 +12,8 @@ from sitegen.gcpause import collector_paused
 from sitegen.session.blobs import BlobStore, rehydrate_entries, store_dirs_for_session
 from sitegen.session.entries import Entry, Header
 from sitegen.session.load import RawSession, load_raw
-from sitegen.session.migrate import MigrationReport, migrate
+from sitegen.session.migrate import MigrationReport, chain_entries_without_ids, migrate
+from sitegen.session.rules import context_rules
 from sitegen.session.tree import SessionTree
 
 __all__ = ["Session", "open_session", "session_title"]
@@ -53,6 +54,11 @@ class Session:
     def title(self) -> str | None:
         return session_title(self.raw.header, self.raw.title_slot, self.raw.entries)
 
+    @property
+    def context_rules(self) -> str:
+        """Whose rules the model's context follows: omp 18's for a file omp wrote, else pi 0.73's."""
+        return context_rules(self.raw.path, self.raw.title_slot, self.raw.entries)
+
 
 def session_title(header: Header, title_slot: dict[str, Any] | None, entries: Iterable[Entry]) -> str | None:
     """The current name: the latest session_info/title_change, else the title slot, else the header's."""
@@ -91,12 +97,11 @@ def open_session(
 def _open(path: str | os.PathLike[str], default_agent_dirs: Iterable[Path], rehydrate: bool) -> Session:
     raw = load_raw(path)
     report = migrate(raw.header, raw.entries)
+    # Entries another tool wrote without ids are chained in file order, as the v1 migration does.
+    report.ids_chained = chain_entries_without_ids(raw.header, raw.entries)
     store = BlobStore(store_dirs_for_session(raw.path, default_agent_dirs))
     if rehydrate:
         rehydrate_entries(raw.entries, store)
-    by_id: dict[str, Entry] = {}
-    for entry in raw.entries:
-        entry_id = entry.get("id")
-        if isinstance(entry_id, str):
-            by_id.setdefault(entry_id, entry)
+    # A repeated id names its last record, as in pi's and omp's session index.
+    by_id = {entry["id"]: entry for entry in raw.entries if isinstance(entry.get("id"), str)}
     return Session(raw=raw, migration=report, tree=SessionTree.build(raw.entries), blobs=store, by_id=by_id)

@@ -24,15 +24,15 @@ class SessionTree:
     @classmethod
     def build(cls, entries: Sequence[Entry]) -> SessionTree:
         """Index pi-family entry dicts (id, parentId, timestamp, label entries)."""
-        first: dict[str, Entry] = {}
+        last: dict[str, Entry] = {}
         links: list[tuple[str, object, int | None]] = []
         for entry in entries:
             entry_id = entry.get("id")
             if isinstance(entry_id, str):
                 links.append((entry_id, entry.get("parentId"), None))
-                first.setdefault(entry_id, entry)
+                last[entry_id] = entry
         # Times only order siblings, so parse them only for entries that have siblings.
-        return cls.from_links(links, _labels(entries), time_of=lambda key: entry_time_ms(first[key]))
+        return cls.from_links(links, _labels(entries), time_of=lambda key: entry_time_ms(last[key]))
 
     @classmethod
     def from_links(
@@ -46,9 +46,12 @@ class SessionTree:
         order: dict[str, int] = {}
         raw_parent: dict[str, object] = {}
         given: dict[str, int | None] = {}
-        for entry_id, parent_id, ms in links:
-            # A duplicated id keeps its first entry: later copies cannot be addressed.
-            if entry_id in order:
+        links = list(links)
+        # A duplicated id keeps its last record, in that record's place (pi's and omp's index):
+        # earlier copies cannot be addressed.
+        last_at = {link[0]: index for index, link in enumerate(links)}
+        for index, (entry_id, parent_id, ms) in enumerate(links):
+            if last_at[entry_id] != index:
                 continue
             order[entry_id] = len(ids)
             ids.append(entry_id)

@@ -178,7 +178,8 @@ class SessionWriter:
         self.by_id: dict[str, Entry] = {}
         for entry in self.entries:
             if isinstance(entry.get("id"), str):
-                self.by_id.setdefault(entry["id"], entry)
+                # A repeated id names its last record, as in pi's and omp's index (and open_session).
+                self.by_id[entry["id"]] = entry
         last_id = self.entries[-1].get("id") if self.entries else None
         self.leaf_id: str | None = last_id if isinstance(last_id, str) else None
         self._has_assistant = any(_is_assistant(entry) for entry in self.entries)

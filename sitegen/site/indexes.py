@@ -5,11 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from markupsafe import Markup
+
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.header import duration_text, minute_text, short_model
+from sitegen.render.navigation import path_html
 from sitegen.render.page import format_time, format_tokens, template_environment
 from sitegen.render.text import human_size
+from sitegen.site.all_sessions import (
+    ALL_SESSIONS_DATA,
+    ALL_SESSIONS_PAGE,
+    FIRST_ROWS,
+    listing_order,
+    session_index_script,
+)
 from sitegen.site.jobs import NEWEST_FIRST
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
@@ -21,6 +31,7 @@ __all__ = [
     "ProjectSummary",
     "PromptsSummary",
     "recent_sessions",
+    "repaired_sessions",
     "summarise_projects",
 ]
 
@@ -65,6 +76,15 @@ def summarise_projects(records: list[SessionRecord], stats: Stats | None = None)
     return ordered, totals
 
 
+def repaired_sessions(records: list[SessionRecord]) -> list[tuple[SessionRecord, str]]:
+    """Sessions rendered after a repair the agents would not make, with one line saying which."""
+    return [
+        (record, f"{record.ids_chained} entries without an id, shown in file order")
+        for record in sorted(records, key=lambda r: r.source)
+        if record.ids_chained
+    ]
+
+
 def recent_sessions(records: list[SessionRecord], count: int = RECENT_SESSIONS) -> list[SessionRecord]:
     """The sessions with the newest activity, newest first (ties by key, so the order is stable)."""
     return sorted(records, key=lambda r: (-(r.modified_ms or 0), r.key))[:count]
@@ -97,6 +117,7 @@ class IndexWriter:
             fmt_size=human_size,
             fmt_tokens=format_tokens,
             short_model=short_model,
+            path_html=lambda path: Markup(path_html(path)),
             version=__version__,
         )
 
@@ -108,6 +129,24 @@ class IndexWriter:
         return self.env.get_template(template).render(
             root=root, assets=self.assets, problem_count=problem_count, **context
         )
+
+    def write_all_sessions(
+        self, records: list[SessionRecord], names: dict[str, str], problem_count: int, first_rows: int = FIRST_ROWS
+    ) -> list[str]:
+        """The All sessions page and its data file (first: the page, the palette and the keys read it);
+        `names`: project slug -> name; `first_rows`: rows the page carries itself."""
+        written = self._write(ALL_SESSIONS_DATA, session_index_script(records, names))
+        html = self._render(
+            "all_sessions.html.j2",
+            "",
+            problem_count,
+            sessions=listing_order(records),
+            project_names=names,
+            project_count=len({record.project_slug for record in records}),
+            first_rows=first_rows,
+            data=ALL_SESSIONS_DATA,
+        )
+        return written + self._write(ALL_SESSIONS_PAGE, html)
 
     def write_all(
         self,
@@ -139,6 +178,10 @@ class IndexWriter:
             sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
             html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
             written += self._write(f"projects/{project.slug}.html", html)
+        # Every page's navigation links the list of all sessions, written with the home page (in a long
+        # build too), its data file first: the page, the palette and the session pages' keys read it.
+        names = {p.slug: p.name for p in projects}
+        written += self.write_all_sessions(records, names, len(problems))
         # After the project pages, which it links to: a build stopped in between links to none missing.
         home = self._render(
             "home.html.j2",
@@ -148,8 +191,9 @@ class IndexWriter:
             totals=totals,
             recent=recent_sessions(records),
             prompts=prompts,
-            project_names={p.slug: p.name for p in projects},
+            project_names=names,
             building=building,
+            all_sessions=ALL_SESSIONS_PAGE,
         )
         written += self._write("index.html", home)
         if building:
@@ -158,7 +202,12 @@ class IndexWriter:
             (
                 "problems.html",
                 self._render(
-                    "problems.html.j2", "", len(problems), problems=session_problems, prompt_problems=prompts.problems
+                    "problems.html.j2",
+                    "",
+                    len(problems),
+                    problems=session_problems,
+                    prompt_problems=prompts.problems,
+                    repairs=repaired_sessions(records),
                 ),
             ),
             ("search.html", self._render("search.html.j2", "", len(problems))),

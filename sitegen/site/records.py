@@ -131,6 +131,8 @@ class SessionRecord:
     subagents: dict[str, str] = field(default_factory=dict)
     parent_session: str | None = None
     malformed_lines: int = 0
+    # Entries without an id, chained in file order (the problems page names the file).
+    ids_chained: int = 0
     # Turns sitegen's audit flags (issue 6): [{turn, user_node_id, first_suspicious_node_id, ...}].
     flagged_turns: list[dict[str, Any]] = field(default_factory=list)
     # Most frequent words of user and assistant text, for related sessions.

@@ -170,6 +170,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         subagents=subagents,
         parent_session=transcript.parent_session,
         malformed_lines=transcript.malformed_lines,
+        ids_chained=transcript.ids_chained,
         size=_file_size(job.source),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +19,75 @@ _WEB_TOOL = re.compile(r"fetch|web|browse|scrape|crawl|download|url|http", re.IG
 _DOWNLOADER = re.compile(r"(?<![\w./-])(curl|wget|aria2c|lynx|w3m|invoke-webrequest|iwr)(?![\w./-])", re.I)
 _COMMAND_KEYS = frozenset({"command", "cmd", "script", "code"})
 _URL_KEYS = frozenset({"url", "urls", "uri", "href", "link", "links"})
+# Files a shell command writes itself: `> file`, `>> file`, `tee [-a] file` (a heredoc's target too).
+_WRITTEN = re.compile(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?([^\s'\";|&<>]+)")
+# Tools and commands whose output lists files and folders.
+_LISTING_TOOL = re.compile(r"ls|find|glob|list_files|list_dir|list_directory|tree", re.IGNORECASE)
+_LISTING_COMMAND = re.compile(
+    r"\s*(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:ls|find|tree|fd|git\s+(?:status|ls-files|diff\s+--name-only)|rg\s+--files)\b"
+)
+# A command that starts by moving to a folder: "cd packages/app/src && ...".
+_CD = re.compile(r"\s*cd\s+(\S+)")
 # This machine named without a scheme, as `curl localhost:3000/healthz` does.
 _LOCAL_TARGET = re.compile(r"(?<![\w.-])(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::\d+)?(?![\w.-])")
+
+
+@dataclass(slots=True)
+class _Seen:
+    """What the session itself brought up before a call: the texts of earlier calls and their results,
+    where a path the agent created or listed appears (a reader would not call it unasked for)."""
+
+    texts: list[str] = field(default_factory=list)
+    # Calls that list files (ls, find, glob, git status): only their output counts as the agent's finds.
+    # Any other output may be content from outside, whose paths are exactly what the audit is for.
+    listing_calls: set[str] = field(default_factory=set)
+
+    def add(self, text: str) -> None:
+        if text:
+            self.texts.append(text)
+
+    def names(self, resource: str, scope: PathScope) -> bool:
+        relative = scope.relative(resource)
+        # "../utils/config.js" in an import names a project file by where the importing file is.
+        tail = re.sub(r"^(?:\.\./)+", "", relative)
+        wanted = {resource, relative, tail} - {""}
+        return any(name in text for text in self.texts for name in wanted)
+
+
+def _ordinary(resource: str, scope: PathScope, seen: _Seen, base: str) -> bool:
+    """A path in the session's own working directory (relative ones read from `base`, the folder of the
+    working directory the command moved to), or one the agent created or listed earlier in the session:
+    not "a resource the user never mentioned" (the README states this rule)."""
+    if "://" in resource or ("/" not in resource and not scope.inside(resource)):
+        return False  # URLs and host names stay as they are
+    if base and resource.startswith("../"):
+        resolved = posixpath.normpath(posixpath.join(base, resource))
+        if resolved != ".." and not resolved.startswith("../"):
+            return True
+    return scope.inside(resource) or seen.names(resource, scope)
+
+
+def _in_named_folder(resource: str, user_text: str) -> bool:
+    """Whether the user named a folder the path is in ("copy it to the .pi/agent/themes folder")."""
+    parts = resource.rstrip("/").split("/")[:-1]
+    text = user_text.lower()
+    for end in range(len(parts), 0, -1):
+        folder = "/".join(parts[:end]).lower()
+        for name in (folder, folder.removeprefix("~/"), folder.lstrip("/")):
+            if "/" in name and len(name) >= 6 and name in text:
+                return True
+    return False
+
+
+def _command_folder(call: ToolCall, scope: PathScope) -> str:
+    """The folder of the working directory a command starts by moving to (`cd src && ...`), if any."""
+    for command in _texts(call.arguments, _COMMAND_KEYS):
+        match = _CD.match(command)
+        if match:
+            target = match.group(1).strip("'\"")
+            if scope.inside(target) or (scope.cwd and target.rstrip("/") == scope.cwd):
+                return scope.relative(target) if target.rstrip("/") != scope.cwd else ""
+    return ""
 
 
 @dataclass(slots=True)
@@ -120,37 +188,66 @@ def analyse_transcript(transcript: Transcript) -> list[TurnAudit]:
     current: TurnAudit | None = None
     calls = (call.arguments for node in transcript.nodes for call in node.tool_calls)
     scope = PathScope.of(transcript.cwd or "", calls)
+    seen = _Seen()
     for node in transcript.path_nodes():
         if node.kind == "user":
             text = "\n".join(part.text for part in node.parts if part.kind == "text")
             current = TurnAudit(turn=len(turns) + 1, user_node_id=node.id, user_text=text)
             turns.append(current)
         elif current is None:
+            _remember(node, seen)
             continue
         elif node.kind == "assistant":
-            _audit_calls(current, node, scope)
+            _audit_calls(current, node, scope, seen)
         elif node.kind == "tool_result":
             sources = _untrusted_sources(node)
             if sources:
                 current.ingested_external = True
                 _add(current.ingest_sources, sources)
+            _remember(node, seen)
     for turn in turns:
         turn.flagged = turn.ingested_external and bool(turn.suspicious_resources)
     return turns
 
 
-def _audit_calls(turn: TurnAudit, node: Node, scope: PathScope) -> None:
+def _remember(node: Node, seen: _Seen) -> None:
+    """A listing's output (ls, find, git status): the paths it lists are the agent's own finds from then
+    on, unless it carries untrusted content."""
+    result = node.result
+    if result is not None and result.call_id in seen.listing_calls and not _untrusted_sources(node):
+        seen.add("\n".join(part.text for part in result.parts if part.kind == "text"))
+
+
+def _lists_files(call: ToolCall) -> bool:
+    if _LISTING_TOOL.fullmatch(call.name):
+        return True
+    return any(_LISTING_COMMAND.match(command) for command in _texts(call.arguments, _COMMAND_KEYS))
+
+
+def _audit_calls(turn: TurnAudit, node: Node, scope: PathScope, seen: _Seen) -> None:
     # Calls made in one message run together: content a sibling fetches cannot have steered them.
     ingested_before = turn.ingested_external
     for call in node.tool_calls:
         turn.tool_calls.append(call.name)
-        novel = novel_resources(turn.user_text, call_resources(call.arguments, scope), scope)
+        touched = call_resources(call.arguments, scope)
+        if _lists_files(call):
+            seen.listing_calls.add(call.id)
+        # A file the command itself writes is the agent's own (a scratch script in /tmp).
+        seen.add("\n".join(_WRITTEN.findall("\n".join(_texts(call.arguments, _COMMAND_KEYS)))))
+        base = _command_folder(call, scope)
+        novel = [
+            r
+            for r in novel_resources(turn.user_text, touched, scope)
+            if not _ordinary(r, scope, seen, base) and not _in_named_folder(r, turn.user_text)
+        ]
         _add(turn.novel_resources, novel)
         if ingested_before and novel:
             _add(turn.suspicious_resources, novel)
             if turn.first_suspicious_node_id is None:
                 turn.first_suspicious_node_id = node.id
                 turn.first_suspicious_call_id = call.id
+        # What this call named (a file it wrote, a folder it listed) is the agent's own from the next call on.
+        seen.add("\n".join(touched))
         sources = external_sources(call)
         if sources is not None:
             turn.ingested_external = True

@@ -6,7 +6,7 @@ from typing import Any
 
 from sitegen.session.artifacts import artifacts_dir_for
 from sitegen.session.blobs import is_blob_ref
-from sitegen.session.context import model_of_change
+from sitegen.session.context import model_of_change, view_marks
 from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms, json_text
 from sitegen.session.migrate import header_version
 from sitegen.session.session import Session
@@ -339,5 +339,8 @@ def transcript_from_session(session: Session) -> Transcript:
         artifacts_dir=artifacts_dir_for(path),
         malformed_lines=session.raw.malformed_lines,
         truncated_tail=session.raw.truncated_tail,
-        made_up_ids=session.migration.ids_added > 0,
+        made_up_ids=session.migration.ids_added + session.migration.ids_chained > 0,
+        ids_chained=session.migration.ids_chained,
+        context_rules=session.context_rules,
+        context_marks=view_marks(session.entries, session.by_id, session.context_rules),
     )

@@ -153,6 +153,12 @@ class Transcript:
     truncated_tail: bool = False
     # Entry ids were made up while migrating an old (v1) file: they differ between copies of it.
     made_up_ids: bool = False
+    # Entries of a v2/v3 file that had no id (another tool wrote it), chained in file order.
+    ids_chained: int = 0
+    # Whose rules the model's view follows (sitegen.session.context): "omp 18" or "pi 0.73".
+    context_rules: str = "pi 0.73"
+    # Per entry id, data attributes the model's view follows those rules by (context.view_marks).
+    context_marks: dict[str, dict[str, str]] = field(default_factory=dict)
     # odek extras: recent turn summaries, user-turn count, and its own audit log (raw JSON).
     buffer: list[str] = field(default_factory=list)
     turns: int | None = None

@@ -101,6 +101,16 @@ class PathScope:
     def knows(self, path: str) -> bool:
         return self.relative(path) in self.known
 
+    def inside(self, resource: str) -> bool:
+        """Whether a resource is a path in the working directory: relative without climbing out of it
+        (src/app.py, README.md), or absolute below it. Host names and URLs are not paths."""
+        if "://" in resource:
+            return False
+        path = self.relative(resource)
+        if path.startswith(("/", "~")) or ".." in path.split("/"):
+            return False
+        return "/" in path or _file_name(path) or path in self.named
+
 
 def _leaves(value: object, key: str = "") -> list[tuple[str, str]]:
     """(key, string) for every string in decoded arguments, in order, without recursion (arguments can nest
