@@ -61,6 +61,18 @@ def test_the_fts5_index_has_the_hits_of_the_specifications_tokenizer(tmp_path: P
     assert actual == expected
 
 
+def test_the_real_sessions_give_the_same_hits(tmp_path: Path, real_fixtures: Path) -> None:
+    transcripts = {f"real-{n}": load_transcript(path) for n, path in enumerate(sorted(real_fixtures.glob("*.jsonl")))}
+    site = tmp_path / "site"
+    for key, transcript in transcripts.items():
+        store_search_entries(site, key, extract_search_entries(transcript))
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/{key}.html") for key, t in transcripts.items()}
+    update_search_index(site, infos)
+    _, found = read_index(site)
+    actual = {term: {(page, entry) for page, entry, _, _ in hits} for term, hits in found.items()}
+    assert actual == _expected(transcripts)
+
+
 @pytest.mark.parametrize("words", MIXED)
 def test_each_mixed_text_gives_the_same_terms(tmp_path: Path, words: str) -> None:
     b = SessionBuilder(session_id="one", cwd="/work/one")
