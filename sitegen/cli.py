@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from sitegen.cli_stats import stats_command
 from sitegen.cli_text import json_text as _json_text
 from sitegen.cli_text import printable as _printable
 from sitegen.cli_text import visible as _visible
@@ -299,13 +300,23 @@ def export_command(
             "(budget); all of it (full); or only where it is (none).",
         ),
     ] = "budget",
+    export_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="html|md|json",
+            help="html: the page (default); md: a Markdown transcript; json: every entry as the page reads it.",
+        ),
+    ] = "html",
     agent_dir: AgentDirOption = None,
     odek_dir: OdekDirOption = None,
 ) -> None:
-    """Write one self-contained HTML page for a session."""
+    """Write one self-contained HTML page for a session (or Markdown, or JSON, with --format)."""
     with imports_settled():
         from sitegen.render.export import export_page, load_transcript
 
+    if export_format not in ("html", "md", "json"):
+        raise typer.BadParameter(f"{export_format!r} is not one of html, md, json", param_hint="--format")
     if artifacts not in ("budget", "full", "none"):
         raise typer.BadParameter(f"{artifacts!r} is not one of budget, full, none", param_hint="--artifacts")
     if output is not None and out is not None and output != out:
@@ -314,7 +325,17 @@ def export_command(
     path = _resolve(session, agent_dir, odek_dir)
     transcript = load_transcript(path, _dirs(agent_dir))
     redactor = _redactor() if redact else None
-    target = _export_target(output, path)
+    target = _export_target(output, path, f".{export_format}")
+    if export_format != "html":
+        from sitegen.cli_export import export_text
+
+        export_text(transcript, path, target, export_format, _dirs(agent_dir), **_filters(redactor))
+        if redactor is not None:
+            _report_redactions(redactor)
+        typer.echo(f"Exported to: {target}")
+        if open_page:
+            _open_in_browser(str(target))
+        return
     try:
         export_page(transcript, target, branch_only=branch, parallel=True, artifacts=artifacts, **_filters(redactor))
     except OSError as error:
@@ -396,6 +417,10 @@ def history_command(
         raise typer.Exit(1)
 
 
+# Its own module, so that commands added beside it merge without touching each other.
+app.command("stats")(user_errors(stats_command))
+
+
 def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:
     """A folder named on the command line must exist: a typo would otherwise build an empty site."""
     for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
@@ -404,16 +429,22 @@ def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None)
                 raise fail(f"Not a folder: {option} {folder}")
 
 
-def _export_target(output: Path | None, session: Path) -> Path:
-    """Where the page goes: OUTPUT, <stem>.html inside OUTPUT when it is a folder, or here."""
+def _export_target(output: Path | None, session: Path, suffix: str = ".html") -> Path:
+    """Where the page goes: OUTPUT, <stem><suffix> inside OUTPUT when it is a folder, or here."""
     if output is None:
-        return Path.cwd() / f"{session.stem}.html"
-    target = output / f"{session.stem}.html" if output.is_dir() else output
+        return Path.cwd() / f"{session.stem}{suffix}"
+    target = output / f"{session.stem}{suffix}" if output.is_dir() else output
     try:
         target.resolve()
     except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a link loop
         raise fail(f"Cannot write {target}: it is a link loop, or lies behind one") from None
-    if target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
+    if suffix != ".html":
+        from sitegen.cli_export import refused_text_target
+
+        refusal = refused_text_target(target, session)
+        if refusal is not None:
+            raise fail(refusal)
+    elif target.suffix in (".jsonl", ".json") or (target.exists() and target.resolve() == session.resolve()):
         raise fail(f"Refusing to write the page over a session file: {target}")
     if target.exists() and not target.is_file():
         raise fail(f"Output {target} exists and is not a regular file")

@@ -29,8 +29,40 @@
     return ((body || entry).textContent || "").trim().split("\n")[0].slice(0, 80);
   }
 
+  // An entry's time from its head ("2026-01-01 10:00:00 UTC"); NaN when it has none.
+  function entryTime(entry) {
+    var time = entry.querySelector(":scope > .entry-head time, :scope > .marker time");
+    var text = time ? time.textContent : "";
+    return text ? Date.parse(text.replace(" UTC", "Z").replace(" ", "T")) : NaN;
+  }
+
+  function tookText(ms) {
+    var seconds = Math.round(ms / 1000);
+    if (seconds < 60) {
+      return seconds + " s";
+    }
+    var minutes = Math.floor(seconds / 60);
+    if (minutes < 60) {
+      return minutes + " min" + (seconds % 60 ? " " + (seconds % 60) + " s" : "");
+    }
+    return Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "");
+  }
+
+  // "5 bash · 2 edit · 1 failed · 3 min 5 s": the turn's calls per tool, most first, its failures and
+  // how long it took from the prompt to its last entry.
   function statsText(turn) {
-    var parts = [turn.calls + (turn.calls === 1 ? " tool" : " tools")];
+    var names = Object.keys(turn.tools).sort(function (a, b) {
+      return turn.tools[b] - turn.tools[a] || (a < b ? -1 : a > b ? 1 : 0);
+    });
+    var parts = names.length ? names.map(function (name) {
+      return turn.tools[name] + " " + name;
+    }) : ["0 tools"];
+    if (turn.failed) {
+      parts.push(turn.failed + " failed");
+    }
+    if (turn.end > turn.start) {
+      parts.push(tookText(turn.end - turn.start));
+    }
     if (turn.tokens) {
       parts.push((format ? format.tokens(turn.tokens) : String(turn.tokens)) + " tok");
     }
@@ -53,7 +85,7 @@
         continue;
       }
       if (entry.classList.contains("kind-user") && !entry.classList.contains("is-hidden")) {
-        turn = { id: path[i], entry: entry, calls: 0, tokens: 0, cost: 0 };
+        turn = { id: path[i], entry: entry, calls: 0, tokens: 0, cost: 0, tools: {}, failed: 0, start: entryTime(entry), end: NaN };
         turns.push(turn);
       }
       if (!turn) {
@@ -61,6 +93,17 @@
       }
       turnOf.set(path[i], turns.length - 1);
       turn.calls += Number(entry.getAttribute("data-calls")) || 0;
+      var tools = entry.getAttribute("data-tools");
+      if (tools) {
+        tools.split(" ").forEach(function (name) {
+          turn.tools[name] = (turn.tools[name] || 0) + 1;
+        });
+      }
+      turn.failed += Number(entry.getAttribute("data-failed")) || 0;
+      var at = entryTime(entry);
+      if (at > turn.start && !(at <= turn.end)) {
+        turn.end = at;
+      }
       var usage = (entry.getAttribute("data-usage") || "").split(" ");
       if (usage.length >= 5) {
         turn.tokens += (Number(usage[0]) || 0) + (Number(usage[1]) || 0) + (Number(usage[2]) || 0) +

@@ -41,8 +41,11 @@ def test_one_link_per_prompt_of_the_shown_branch_with_its_turn(opened: tuple[Pag
     page.click("#tab-outline")
     first = page.locator("#outline li").nth(0)
     assert first.locator(".outline-text").inner_text() == "Fix the login bug"
-    # Four replies of 100 in + 20 out + 1,000 cache read + 10 cache write, $0.0125 each, and four calls.
-    assert first.locator(".outline-stats").inner_text() == "4 tools · 4,520 tok · $0.050"
+    # Four replies of 100 in + 20 out + 1,000 cache read + 10 cache write, $0.0125 each; four calls, one per
+    # tool, the bash one failed; eight seconds from the prompt to the last reply (issue 34).
+    assert first.locator(".outline-stats").inner_text() == (
+        "1 bash · 1 edit · 1 grep · 1 read · 1 failed · 8 s · 4,520 tok · $0.050"
+    )
     # Another branch has its own prompts.
     page.evaluate("window.location.hash = '#entry-a8'")
     page.wait_for_function("() => document.querySelectorAll('#outline a[data-id]').length === 2")

@@ -24,6 +24,7 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 ENV.globals["human_size"] = human_size
+ENV.globals["took_text"] = cards.took_text
 REFERENCE = ENV.from_string(MACROS).module
 
 
@@ -34,6 +35,7 @@ class Context:
     on_path: set[str] = field(default_factory=set)
     labels: dict[str, str] = field(default_factory=dict)
     subagent_urls: dict[str, str] = field(default_factory=dict)
+    durations: dict[str, int] = field(default_factory=dict)
 
 
 # Text with everything that must be escaped, in element content and in attributes.
@@ -89,6 +91,7 @@ CONTEXT = st.builds(
     on_path=st.sets(st.sampled_from(["r1", "r2"])),
     labels=st.dictionaries(st.sampled_from(["r1", "r2", "r<3>"]), TEXT),
     subagent_urls=st.dictionaries(st.sampled_from(["0-Explore", "1-Plan"]), st.sampled_from(["a.html", "b&c.html"])),
+    durations=st.dictionaries(st.sampled_from(["r1", "r2", "r<3>"]), st.integers(0, 9_000_000)),
 )
 
 

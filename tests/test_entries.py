@@ -53,6 +53,7 @@ class Context:
     on_path: set[str] = field(default_factory=set)
     labels: dict[str, str] = field(default_factory=dict)
     subagent_urls: dict[str, str] = field(default_factory=dict)
+    durations: dict[str, int] = field(default_factory=dict)
     kept_marks: dict[str, str] = field(default_factory=dict)
     kept_names: dict[str, str] = field(default_factory=dict)
     messages: set[str] = field(default_factory=set)

@@ -33,6 +33,8 @@ ALLOWED_TAGS = {
     "summary", "pre", "ul", "ol", "li", "p", "a", "strong", "em", "time", "article", "section", "main",
     "footer", "button", "input", "img", "blockquote", "hr", "br", "del", "s", "script", "mark", "aside",
     "dialog",
+    # The session timeline (sitegen/render/timeline.py): an SVG strip in a figure.
+    "figure", "figcaption", "svg", "rect", "text",
 }  # fmt: skip
 
 

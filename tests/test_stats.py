@@ -401,7 +401,7 @@ def test_page_escapes_hostile_project_and_model(records: list[SessionRecord]) ->
     assert "&lt;img src=x onerror=&#34;ZZ_MODEL_ZZ()&#34;&gt;" in html
     assert "&lt;b&gt;ZZ_RES_ZZ&lt;/b&gt;" in html
     charts = svgs(html)
-    assert len(charts) == 9
+    assert len(charts) == 10  # with active hours per day (issue 34)
     for chart in charts:
         parse(chart)
 

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from sitegen.render.text import Folded, html_escape, human_size
 from sitegen.render.tools import DiffLine, ImageView, ToolView
 
-__all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "tool_card"]
+__all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "took_text", "tool_card"]
 
 
 class CardContext(Protocol):
@@ -32,6 +32,20 @@ class CardContext(Protocol):
     def labels(self) -> Mapping[str, str]: ...
     @property
     def subagent_urls(self) -> Mapping[str, str]: ...
+    @property
+    def durations(self) -> Mapping[str, int]: ...
+
+
+def took_text(ms: int) -> str:
+    """How long a call took: "0.4 s", "12.3 s", then minutes and hours ("2 min 5 s", "1 h 3 min")."""
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    seconds = ms // 1000
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
 def folded(f: Folded, cls: str) -> Markup:
@@ -90,6 +104,9 @@ def tool_card(v: ToolView, ctx: CardContext) -> Markup:
         out.append(' <span class="badge error">error</span>')
     elif v.status == "pending":
         out.append(' <span class="badge pending">no result</span>')
+    took = ctx.durations.get(v.result_id) if v.result_id else None
+    if took is not None:
+        out.append(f' <span class="took" title="From the call to its result">took {took_text(took)}</span>')
     if ctx.subagent_urls and v.kind == "task":
         for attachment in v.attachments:
             agent = attachment.label[8:]

@@ -133,7 +133,12 @@ def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
         out.append(f' data-usage="{html_escape(ctx.usage_attr(node))}"')
     calls = node.tool_calls
     if calls:
-        out.append(f' data-calls="{len(calls)}"')
+        # The outline counts a turn's calls per tool and its failures (outline.js).
+        names = " ".join("_".join(call.name.split()) or "(unnamed)" for call in calls)
+        out.append(f' data-calls="{len(calls)}" data-tools="{html_escape(names)}"')
+        failed = sum(1 for call in calls if call.result is not None and call.result.is_error)
+        if failed:
+            out.append(f' data-failed="{failed}"')
     attrs = ctx.context_attrs.get(entry_id)
     if attrs and not ctx.prefix:
         out.extend(f' {name}="{html_escape(value)}"' for name, value in attrs.items())

@@ -43,9 +43,11 @@ from sitegen.render.navigation import (
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
 from sitegen.render.text import escape_text, fold_text, html_escape, human_size
+from sitegen.render.timeline import timeline_svg
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
+from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
 
@@ -162,6 +164,8 @@ class EntryContext:
     prefix: str = ""
     system_prompt: str | None = None
     subagent_urls: dict[str, str] = field(default_factory=dict)
+    # Result entry id -> ms from its call (sitegen.transcript.activity.call_durations): "took 1.2 s".
+    durations: dict[str, int] = field(default_factory=dict)
 
     @staticmethod
     def usage_attr(node: Node) -> str:
@@ -345,6 +349,7 @@ class PageRenderer:
             labels=transcript.tree.labels,
             kept_marks=kept_marks(transcript),
             prefix=prefix,
+            durations=call_durations(transcript),
         )
         return Markup(self._nested.render(t=transcript, nodes=nodes, ctx=ctx))
 
@@ -369,6 +374,7 @@ class PageRenderer:
             context_attrs=transcript.context_marks,
             system_prompt=transcript.system_prompt,
             subagent_urls=options.subagent_urls,
+            durations=call_durations(transcript),
         )
 
         lazy = len(nodes) > LAZY_AFTER_NODES
@@ -477,6 +483,7 @@ class PageRenderer:
             version=__version__,
             totals_rows=_totals_rows,
             turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
+            timeline=timeline_svg(transcript, [transcript.by_id[i] for i in path_ids]),
         )
         head, tail = page.split(slot)
         return head, tail

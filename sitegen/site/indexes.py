@@ -20,6 +20,7 @@ from sitegen.site.all_sessions import (
     listing_order,
     session_index_script,
 )
+from sitegen.site.analytics import Analytics, compute_analytics, compute_windows, windows_to
 from sitegen.site.jobs import NEWEST_FIRST
 from sitegen.site.manifest import SiteManifest
 from sitegen.site.records import SessionRecord
@@ -48,6 +49,8 @@ class ProjectSummary:
     last: int | None = None
     tokens: int = 0
     cost: float = 0.0
+    # Active in the 7 days up to the site's last day with activity (sitegen.site.analytics.windows_to).
+    active_week_ms: int = 0
 
 
 @dataclass(slots=True)
@@ -56,17 +59,27 @@ class Totals:
     tokens: int = 0
     cost: float = 0.0
     last: int | None = None
+    week: str = ""  # the last of the 7 days the projects' active time is of (YYYY-MM-DD)
 
 
-def summarise_projects(records: list[SessionRecord], stats: Stats | None = None) -> tuple[list[ProjectSummary], Totals]:
-    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records)
-    when already made); usage that /fork copied into several files counts once."""
+def summarise_projects(
+    records: list[SessionRecord], stats: Stats | None = None, windows: list[Analytics] | None = None
+) -> tuple[list[ProjectSummary], Totals]:
+    """Per-project and overall figures, as the stats page counts them (`stats`: compute_stats(records),
+    `windows`: compute_windows(records, windows_to(stats.last_day)), when already made); usage that
+    /fork copied into several files counts once."""
     stats = stats if stats is not None else compute_stats(records)
     projects = {
         tally.key: ProjectSummary(tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost)
         for tally in stats.projects
     }
     totals = Totals(sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost)
+    week = windows[-1] if windows is not None else compute_analytics(records, windows_to(stats.last_day)[-1])
+    if week.window.last is not None:
+        totals.week = week.window.last
+        for tally in week.projects:
+            if tally.key in projects:
+                projects[tally.key].active_week_ms = tally.ms
     for record in records:
         if record.modified_ms is not None:
             project = projects[record.project_slug]
@@ -165,7 +178,9 @@ class IndexWriter:
         # Counted together in every page's navigation; listed apart on the problems page.
         problems = [*session_problems, *prompts.problems]
         stats = compute_stats(records)
-        projects, totals = summarise_projects(records, stats)
+        # All time, the last 30 and 7 days: the home page shows the last, the stats page all three.
+        windows = compute_windows(records, windows_to(stats.last_day))
+        projects, totals = summarise_projects(records, stats, windows)
         written: list[str] = []
         by_project: dict[str, list[SessionRecord]] = {}
         for record in records:
@@ -221,6 +236,7 @@ class IndexWriter:
                     version=__version__,
                     problem_count=len(problems),
                     stats=stats,
+                    windows=windows,
                 ),
             ),
         ):

@@ -140,6 +140,14 @@ class SessionRecord:
     size: int = 0  # bytes of the session file when it was rendered
     # [entry id, time ms, text key] per user message: links the prompt history to its entries.
     prompts: list[list[Any]] = field(default_factory=list)
+    # Tool calls (issue 34): {"names": [tool], "days": [YYYY-MM-DD], "rows": [[message (its position in
+    # usage.keys, -1 without usage), day, name (positions in those lists), failed (0/1), output bytes,
+    # duration ms (-1: unknown)], ...]}: numbers only, a row per call; {} for none.
+    tools: dict[str, Any] = field(default_factory=dict)
+    # Runs of activity, [start ms, end ms]: entries no more than ACTIVE_GAP_MS apart.
+    active: list[list[int]] = field(default_factory=list)
+    # Output tokens and the ms the model took to write them, per model and day: [model, day, output, ms].
+    speed: list[list[Any]] = field(default_factory=list)
 
     @property
     def duration_ms(self) -> int:

@@ -11,6 +11,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sitegen.render.page import format_tokens
+from sitegen.site.analytics import ALL_TIME, Analytics, Window
 from sitegen.site.charts import Category, Period, category_chart, period_index, periods_for, time_chart
 from sitegen.site.records import SessionRecord, UsageGroup, UsageLog
 
@@ -46,6 +47,12 @@ class Tally:
     @property
     def tokens(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """Cache reads over all input (fresh, cache read and cache written); None without input."""
+        fed = self.input + self.cache_read + self.cache_write
+        return self.cache_read / fed if fed else None
 
     def add_group(self, group: UsageGroup) -> None:
         self.messages += group.messages
@@ -152,29 +159,35 @@ def _sorted_tallies(tallies: Mapping[str, Tally]) -> list[Tally]:
     return sorted(tallies.values(), key=lambda t: (-t.tokens, -t.cost, -t.sessions, t.name, t.key))
 
 
-def compute_stats(records: Sequence[SessionRecord]) -> Stats:
-    """Per-day, per-model and per-project figures and totals; each usage key is counted once."""
+def compute_stats(records: Sequence[SessionRecord], window: Window = ALL_TIME) -> Stats:
+    """Per-day, per-model and per-project figures and totals; each usage key is counted once. Within a
+    window, usage counts on its day and a session when it started or used a model in the window."""
     stats = Stats()
     models: dict[str, Tally] = {}
     projects: dict[str, Tally] = {}
     seen: set[str] = set()
     # Oldest first, as the home page counts: a copied entry belongs to the session it was first written to.
     for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
+        day = _session_day(record)
+        groups = _new_usage(record, seen, stats)
+        if window is not ALL_TIME:
+            groups = [g for g in groups if window.holds(g.day)]
+            if not groups and not window.holds(day.isoformat() if day else None):
+                continue
         stats.totals.sessions += 1
         project = projects.setdefault(
             record.project_slug, Tally(name=record.project or UNKNOWN_PROJECT, key=record.project_slug)
         )
         project.sessions += 1
-        day = _session_day(record)
         if day is None:
             stats.undated += 1
-        else:
+        elif window.holds(day.isoformat()):
             stats.days.setdefault(day, Tally(key=day.isoformat())).sessions += 1
         used = {m or UNKNOWN_MODEL for m in record.models} | {g.model or UNKNOWN_MODEL for g in record.usage.groups}
         for name in used:
             models.setdefault(name, Tally(name=name, key=name)).sessions += 1
         # Summed per (model, day): a session has thousands of usage rows but few such groups.
-        for group in _new_usage(record, seen, stats):
+        for group in groups:
             stats.totals.add_group(group)
             project.add_group(group)
             model = group.model or UNKNOWN_MODEL
@@ -278,7 +291,11 @@ def period_tallies(stats: Stats) -> list[tuple[Period, Tally]]:
     return list(zip(periods, tallies, strict=True))
 
 
-def _charts(stats: Stats, root: str) -> dict[str, Markup]:
+def _active_tip(value: float) -> str:
+    return f"{value:,.1f} h active"
+
+
+def _charts(stats: Stats, root: str, active_hours: Sequence[float]) -> dict[str, Markup]:
     """The page's SVG charts, by name; markup that jinja must not escape again."""
     rows = period_tallies(stats)
     periods = [period for period, _ in rows]
@@ -298,6 +315,9 @@ def _charts(stats: Stats, root: str) -> dict[str, Markup]:
             periods, [t.tokens for _, t in rows], label="Tokens", fmt=_format_tokens, tip=_tokens_tip, integer=True
         ),
         "day_cost": time_chart(periods, [t.cost for _, t in rows], label="Cost", fmt=format_cost),
+        "day_active": time_chart(
+            periods, list(active_hours), label="Active hours", fmt=lambda v: f"{v:g} h", tip=_active_tip
+        ),
         "model_sessions": category_chart(
             [Category(t.name, t.sessions) for t in stats.models],
             label="Sessions per model",
@@ -330,18 +350,29 @@ def render_stats_page(
     version: str,
     problem_count: int,
     stats: Stats | None = None,
+    windows: list[Analytics] | None = None,
 ) -> str:
-    """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on); `stats`, when
-    given, is compute_stats(records) already made."""
+    """The stats page's HTML, from templates/stats.html.j2 in `env` (autoescape on); `stats` and
+    `windows`, when given, are compute_stats(records) and compute_windows(records,
+    windows_to(stats.last_day)) already made."""
+    # Here, not at the top: the sections compute their windows with compute_stats.
+    from sitegen.site.stats_sections import FORMATS, period_activity, window_views
+
     stats = stats if stats is not None else compute_stats(records)
+    views = window_views(records, stats, root, windows)
+    periods = period_tallies(stats)
+    activity = period_activity([period for period, _ in periods], views[0].analytics)
     return env.get_template("stats.html.j2").render(
         root=root,
         assets=assets,
         version=version,
         problem_count=problem_count,
         stats=stats,
-        periods=period_tallies(stats),
-        charts=_charts(stats, root),
+        periods=periods,
+        activity=activity,
+        windows=views,
+        fmt=FORMATS,
+        charts=_charts(stats, root, [ms / 3_600_000 for ms, _ in activity]),
         flagged=flagged_turns(records),
         tokens=format_tokens,
         cost=format_cost,

@@ -20,6 +20,7 @@ from sitegen.resources import resource_dir
 from sitegen.session.artifacts import subagent_transcripts
 from sitegen.session.discover import read_session_info
 from sitegen.session.entries import shorten
+from sitegen.site.analytics import record_activity
 from sitegen.site.artifact_files import ArtifactFiles
 from sitegen.site.assets import folder_hash
 from sitegen.site.jobs import (
@@ -129,6 +130,7 @@ def _usage_key(transcript: Transcript, node: Node) -> str:
 
 def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, str]) -> SessionRecord:
     totals = transcript.totals()
+    used = [node for node in transcript.nodes if node.usage is not None]
     usage = [
         UsageRecord(
             key=_usage_key(transcript, node),
@@ -140,7 +142,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
             cache_write=node.usage.cache_write,
             cost=round(node.usage.cost, 6),
         )
-        for node in transcript.nodes
+        for node in used
         if node.usage is not None
     ]
     tree = transcript.tree
@@ -172,6 +174,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         malformed_lines=transcript.malformed_lines,
         ids_chained=transcript.ids_chained,
         size=_file_size(job.source),
+        **record_activity(transcript, used),
     )
 
 

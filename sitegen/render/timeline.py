@@ -1,0 +1,157 @@
+"""A session's timeline: one SVG strip over its wall-clock time: model turns, tool calls, subagents, idle gaps."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from markupsafe import Markup, escape
+
+from sitegen.render.cards import took_text
+from sitegen.render.header import duration_text
+from sitegen.transcript.activity import ACTIVE_GAP_MS, generation_ms
+from sitegen.transcript.model import Node, Transcript
+
+__all__ = ["LANES", "MAX_SPANS", "Span", "timeline_spans", "timeline_svg"]
+
+# Top to bottom; each lane's spans share a class (and a colour).
+LANES = ("model", "tools", "subagents", "idle")
+# Past this many spans in a lane, neighbours closer than a pixel of a wide screen are drawn as one.
+MAX_SPANS = 1500
+_SUBAGENT_TOOLS = frozenset({"task", "agent", "subagent", "spawn_agent"})
+_TOOL_KINDS = {"bash": "bash", "shell": "bash", "read": "read", "edit": "edit", "write": "write"}
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_LANE_H, _GAP, _AXIS = 12, 3, 16
+
+
+@dataclass(slots=True)
+class Span:
+    lane: str
+    kind: str  # a CSS class: model, bash, read, edit, write, tool, subagent, idle
+    start: int
+    end: int
+    title: str
+    target: str  # entry id the span links to
+    count: int = 1
+
+
+def _e(text: str) -> str:
+    return str(escape(_NOT_XML.sub("\ufffd", text)))
+
+
+def _clock(ms: int, with_day: bool) -> str:
+    moment = time.gmtime(ms // 1000)
+    return time.strftime("%Y-%m-%d %H:%M" if with_day else "%H:%M", moment)
+
+
+def _call_spans(node: Node, transcript: Transcript) -> list[Span]:
+    spans = []
+    start = node.time_ms
+    for call in node.tool_calls:
+        result = call.result
+        answer = transcript.by_id.get(result.node_id) if result is not None else None
+        if start is None or answer is None or answer.time_ms is None or answer.time_ms < start:
+            continue
+        name = call.name or "tool"
+        subagent = name.lower() in _SUBAGENT_TOOLS
+        kind = "subagent" if subagent else _TOOL_KINDS.get(name.lower(), "tool")
+        failed = " (failed)" if result is not None and result.is_error else ""
+        title = f"{name}{failed} · {took_text(answer.time_ms - start)}"
+        spans.append(Span("subagents" if subagent else "tools", kind, start, answer.time_ms, title, answer.id))
+    return spans
+
+
+def timeline_spans(transcript: Transcript, nodes: Sequence[Node]) -> list[Span]:
+    """The spans of the given nodes (a branch, in order): the model writing each assistant message, each
+    tool call from its message to its result, and each gap between entries longer than ACTIVE_GAP_MS."""
+    spans: list[Span] = []
+    times: list[tuple[int, str]] = []
+    for node in nodes:
+        if node.time_ms is not None:
+            times.append((node.time_ms, node.id))
+        if node.kind == "assistant" and node.time_ms is not None:
+            took = generation_ms(transcript, node)
+            if took is not None:
+                model = node.model or "model"
+                spans.append(
+                    Span("model", "model", node.time_ms - took, node.time_ms, f"{model} · {took_text(took)}", node.id)
+                )
+            spans.extend(_call_spans(node, transcript))
+    times.sort()
+    for (before, _), (after, entry) in pairwise(times):
+        if after - before > ACTIVE_GAP_MS:
+            spans.append(Span("idle", "idle", before, after, f"idle · {duration_text(after - before)}", entry))
+    return spans
+
+
+def _thinned(spans: list[Span], total: int) -> list[Span]:
+    """At most about MAX_SPANS per lane: neighbours less than a 1,500th of the strip apart are merged."""
+    out: list[Span] = []
+    for lane in LANES:
+        mine = sorted((s for s in spans if s.lane == lane), key=lambda s: (s.start, s.end))
+        if len(mine) <= MAX_SPANS:
+            out.extend(mine)
+            continue
+        reach = total / MAX_SPANS
+        merged: list[Span] = []
+        for span in mine:
+            last = merged[-1] if merged else None
+            if last is not None and span.start - last.end <= reach and span.end - last.start <= reach * 4:
+                last.end = max(last.end, span.end)
+                last.count += 1
+                last.title = f"{last.count} spans · from {_clock(last.start, False)}"
+                last.kind = last.kind if last.kind == span.kind else "tool"
+            else:
+                merged.append(Span(span.lane, span.kind, span.start, span.end, span.title, span.target))
+        out.extend(merged)
+    return out
+
+
+def _pc(value: float) -> str:
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return (text if text != "-0" else "0") + "%"
+
+
+def timeline_svg(transcript: Transcript, nodes: Sequence[Node]) -> Markup | None:
+    """The strip, drawn from its spans (never one element per entry); None when the branch has no times."""
+    spans = timeline_spans(transcript, nodes)
+    moments = [node.time_ms for node in nodes if node.time_ms is not None]
+    if not spans or len(moments) < 2:
+        return None
+    first, last = min(moments), max(moments)
+    total = last - first
+    if total <= 0:
+        return None
+    used = [lane for lane in LANES if any(s.lane == lane for s in spans)]
+    row = {lane: n for n, lane in enumerate(used)}
+    height = len(used) * (_LANE_H + _GAP) + _AXIS + 2
+    label = (
+        f"Timeline of the shown branch, {_clock(first, True)} to {_clock(last, True)} UTC ({duration_text(total)}): "
+        + ", ".join(f"{sum(s.count for s in spans if s.lane == lane)} {lane} spans" for lane in used)
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline-strip" width="100%" height="{height}" '
+        f'role="img" aria-label="{_e(label)}"><title>{_e(label)}</title>'
+    ]
+    for lane in used:
+        y = row[lane] * (_LANE_H + _GAP)
+        parts.append(f'<rect class="lane" x="0" y="{y}" width="100%" height="{_LANE_H}"/>')
+    for span in _thinned(spans, total):
+        x = (span.start - first) / total * 100
+        width = max((span.end - span.start) / total * 100, 0.15)
+        y = row[span.lane] * (_LANE_H + _GAP)
+        parts.append(
+            f'<a href="#entry-{_e(span.target)}"><rect class="span span-{span.kind}" x="{_pc(min(x, 99.85))}" '
+            f'y="{y}" width="{_pc(width)}" height="{_LANE_H}"><title>{_e(span.title)}</title></rect></a>'
+        )
+    base = len(used) * (_LANE_H + _GAP) + _AXIS - 4
+    many_days = time.gmtime(first // 1000)[:3] != time.gmtime(last // 1000)[:3]
+    parts.append(
+        f'<text x="0" y="{base}">{_clock(first, many_days)}</text>'
+        f'<text x="50%" y="{base}" text-anchor="middle">{_e(duration_text(total))}</text>'
+        f'<text x="100%" y="{base}" text-anchor="end">{_clock(last, many_days)} UTC</text></svg>'
+    )
+    return Markup("".join(parts))
