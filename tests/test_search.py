@@ -355,6 +355,18 @@ def test_segments_filled_by_worker_processes_equal_those_filled_here(tmp_path: P
     assert {p[1] for p in read_index(sites[2])[1]["topic123"]} == {"s123-u", "s123-a"}
 
 
+def test_a_deleted_search_folder_is_written_again(tmp_path: Path) -> None:
+    import shutil
+
+    transcripts = many_sessions(tmp_path, 20)
+    site = tmp_path / "site"
+    index_sessions(site, transcripts)
+    before = search_files(site)
+    shutil.rmtree(site / "search" / "t")
+    index_sessions(site, transcripts, changed=set())
+    assert search_files(site) == before
+
+
 def test_output_is_deterministic(tmp_path: Path) -> None:
     transcripts = many_sessions(tmp_path, 20)
     first, second = tmp_path / "first", tmp_path / "second"

@@ -430,6 +430,12 @@ def _write_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
 
 
+def _shards_exist(site_dir: Path, shards: list[Any]) -> bool:
+    """Whether a segment's shard files are there (search/ may have been deleted by hand)."""
+    folder = site_dir / SEARCH_DIR / "t"
+    return all((folder / f"{name}.js").is_file() for name in shards[1] if name)
+
+
 def _write_segment_job(job: tuple[str, int, list[tuple[str, str]]]) -> list[Any]:
     """_write_segment in a worker process (plain arguments: they pickle)."""
     return _write_segment(Path(job[0]), job[1], job[2])
@@ -489,7 +495,7 @@ def update_search_index(
     for number, segment_keys in sorted(members.items()):
         held = [(key, stored[key].digest) for key in segment_keys if key in stored]
         state = segment_state(site_dir, number)
-        if state is not None and [tuple(pair) for pair in state[0]] == held:
+        if state is not None and [tuple(pair) for pair in state[0]] == held and _shards_exist(site_dir, state[1]):
             segments[number] = state[1]
         else:
             stale[number] = held
