@@ -141,7 +141,7 @@ def list_command(
     dirs = _dirs(agent_dir)
     infos = list_all(dirs) if all_projects else list_sessions(os.getcwd(), dirs)
     if all_projects:
-        infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: (-i.modified, str(i.path)))
+        infos = sorted([*infos, *odek_session_infos(odek_dir or [])], key=lambda i: i.order)
     if as_json:
         sys.stdout.write(_json_text([_printable(i.to_json()) for i in infos]) + "\n")
         return
@@ -153,7 +153,7 @@ def list_command(
     for info in infos:
         title = info.display_title
         where = f"  {info.cwd}" if all_projects else ""
-        line = f"{info.id[:8]}  {format_time(info.modified)[:16]}  {info.message_count:>5} msgs  {title}{where}"
+        line = f"{info.id[:8]}  {format_time(info.active)[:16]}  {info.message_count:>5} msgs  {title}{where}"
         typer.echo(_visible(line))
 
 

@@ -69,7 +69,8 @@
     var when = element("td", "when last", minute(item.modified));
     tr.appendChild(when);
     tr.appendChild(element("td", "opt", String(item.messages)));
-    tr.appendChild(element("td", "opt", "$" + item.cost.toFixed(2)));
+    // A session that recorded no usage (odek's) has no cost to show: "—", as the server writes it.
+    tr.appendChild(element("td", "opt", item.cost === null ? "\u2014" : "$" + item.cost.toFixed(2)));
     return tr;
   }
 

@@ -239,6 +239,9 @@
       var session = element("a", "prompt-session", row[5] || "session");
       session.href = row[4];
       meta.append(" ", session);
+    } else if (row[5]) {
+      // A session the site has no page for, named by history.db's session_titles.
+      meta.append(" ", element("span", "prompt-session", row[5]));
     }
     item.appendChild(meta);
     var text = row[7];

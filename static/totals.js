@@ -50,6 +50,7 @@
       var messages = 0;
       var calls = 0;
       var usage = [0, 0, 0, 0, 0];
+      var known = false;
       for (var i = 0; i < path.length; i++) {
         var entry = page.entryById.get(path[i]);
         if (!entry) {
@@ -59,19 +60,22 @@
           messages++;
         }
         calls += Number(entry.getAttribute("data-calls")) || 0;
-        var fields = (entry.getAttribute("data-usage") || "").split(" ");
+        var recorded = entry.getAttribute("data-usage");
+        known = known || recorded !== null;
+        var fields = (recorded || "").split(" ");
         for (var f = 0; f < 5 && f < fields.length; f++) {
           usage[f] += Number(fields[f]) || 0;
         }
       }
+      // No message on the path recorded its usage: unknown, as the server says ("—"), not zero.
       texts = [
         groupThousands(messages),
         groupThousands(calls),
-        formatTokens(usage[0]),
-        formatTokens(usage[1]),
-        formatTokens(usage[2]),
-        formatTokens(usage[3]),
-        "$" + usage[4].toFixed(4),
+        known ? formatTokens(usage[0]) : "\u2014",
+        known ? formatTokens(usage[1]) : "\u2014",
+        known ? formatTokens(usage[2]) : "\u2014",
+        known ? formatTokens(usage[3]) : "\u2014",
+        known ? "$" + usage[4].toFixed(4) : "\u2014",
       ];
     }
     for (var c = 0; c < statCells.length; c++) {

@@ -32,6 +32,10 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         "PI_CODING_AGENT_SESSION_DIR",
         "SITEGEN_TERMINAL_ID",
         "TERM_SESSION_ID",
+        # omp's other places (sitegen.session.places): a machine's own must not leak into a test.
+        "PI_CONFIG_DIR",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
     ):
         monkeypatch.delenv(name, raising=False)
     return home

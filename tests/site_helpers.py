@@ -86,5 +86,7 @@ def run_sitegen(
     environment = {**os.environ, "HOME": str(cwd / "home")}
     environment.pop("PI_CODING_AGENT_DIR", None)
     environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    for name in ("PI_CONFIG_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME"):  # omp's other places: none of the machine's
+        environment.pop(name, None)
     environment.update(env or {})
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, check=False, env=environment)

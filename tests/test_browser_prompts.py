@@ -18,6 +18,8 @@ pytestmark = pytest.mark.browser
 
 T0 = BASE_MS // 1000
 COUNT = 1500  # more than one chunk, segment and batch of what the page shows at a time
+# With the store's two more: the session's own prompt, which no store holds, is listed from the session.
+LISTED = COUNT + 3
 DAY = 86400
 
 
@@ -61,7 +63,7 @@ def _texts(page: Page) -> list[str]:
 def test_filter_as_you_type_with_project_and_dates(browser: Browser, site: Path) -> None:
     page, watch = open_page(browser, site / "prompts.html", allow=site)
     page.wait_for_function("() => !document.getElementById('prompt-filter').hidden")
-    total = COUNT + 2
+    total = LISTED
     assert _status(page) == f"All {total:,} prompts, newest first."
     assert page.locator(".prompt").count() == 100  # the page's own, until the reader scrolls
     assert _texts(page)[:3] == ["zzlong", "请修复写锁的问题", f"ZZ{COUNT - 1:04d}"]
@@ -82,7 +84,8 @@ def test_filter_as_you_type_with_project_and_dates(browser: Browser, site: Path)
     # A project, then a range of days (UTC), on top of the words.
     _filter(page, "zzfix", f"{len(fix)} of {total:,} prompts match")
     options = page.locator("#prompt-project option").all_inner_texts()
-    assert options[1:] == [f"/work/alpha ({COUNT - 500 + 1:,})", "/work/beta (501)"]
+    # /work/alpha: the store's, its Chinese one and the session's.
+    assert options[1:] == [f"/work/alpha ({COUNT - 500 + 2:,})", "/work/beta (501)"]
     page.select_option("#prompt-project", label="/work/beta (501)")
     beta_fix = [n for n in fix if n % 3 == 0]
     page.locator("#prompt-status").filter(has_text=f"{len(beta_fix)} of").wait_for()
@@ -102,10 +105,10 @@ def test_scrolling_shows_every_prompt_and_long_ones_unfold(browser: Browser, sit
     page.wait_for_function("() => !document.getElementById('prompt-filter').hidden")
     for _ in range(40):
         page.mouse.wheel(0, 200_000)
-        if page.locator(".prompt").count() == COUNT + 2:
+        if page.locator(".prompt").count() == LISTED:
             break
         page.wait_for_timeout(50)
-    assert page.locator(".prompt").count() == COUNT + 2
+    assert page.locator(".prompt").count() == LISTED
     assert _texts(page)[-1] == "ZZ0000"
     long_prompt = page.locator(".prompt").first
     text = long_prompt.locator(".prompt-text")
@@ -174,7 +177,7 @@ def test_hostile_prompts_are_shown_as_text_and_stay_inert(browser: Browser, tmp_
     build(out, agent)
     page, watch = open_page(browser, out / "prompts.html", allow=out)
     page.wait_for_function("() => !document.getElementById('prompt-filter').hidden")
-    _filter(page, "zzhostile", "1 of 151 prompts match")
+    _filter(page, "zzhostile", "1 of 152 prompts match")  # the session's own prompt among them
     shown = page.locator(".prompt").first
     assert shown.locator(".prompt-text").inner_text() == hostile
     assert "/work/<b>zz</b>" in shown.inner_text()

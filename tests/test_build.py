@@ -528,8 +528,10 @@ def test_lost_search_cache_is_rebuilt(tmp_path: Path, agent: Path) -> None:
     index = (site / "search" / "index.js").read_text()
     assert index.count("sessions/") >= 4
     db = sqlite3.connect(site / ".sitegen" / "search" / "index.db")
-    assert db.execute("SELECT count(*) FROM docs").fetchone() == (4,)  # every session's entries again
+    # Every session's entries again, and the prompts typed in them (one chunk of the Prompts page).
+    assert db.execute("SELECT count(*) FROM docs").fetchone() == (5,)
     db.close()
+    assert len(list((site / ".sitegen" / "search").glob("*.json"))) == 1  # the chunk's own postings
     assert '"beta2":' in "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
 
 

@@ -19,6 +19,8 @@ from sitegen.history.writer import add_prompt
 from sitegen.site import prompts as prompts_module
 from sitegen.site.build import BuildConfig, build_site
 from sitegen.site.demo import demo_prompts
+from sitegen.site.prompt_rows import store_tag
+from sitegen.site.prompts import SESSIONS_STORE
 from sitegen.site.watch import LiveSite, WatchEvent
 
 T0 = BASE_MS // 1000  # the sessions' header time; their first user message is a second later
@@ -38,6 +40,15 @@ def _prompts_data(site: Path) -> list[list[object]]:
         text = chunk.read_text(encoding="utf-8")
         rows.extend(orjson.loads(text[text.index(",") + 1 : text.rindex(")")]))
     return rows
+
+
+# The rows of the prompts typed in sessions that no history store holds (sitegen.site.session_prompts).
+SESSIONS_TAG = "p" + store_tag(SESSIONS_STORE) + "-"
+
+
+def _history_rows(site: Path) -> list[list[object]]:
+    """The rows of the history stores only, without those of prompts found in the sessions alone."""
+    return [row for row in _prompts_data(site) if not str(row[0]).startswith(SESSIONS_TAG)]
 
 
 def test_prompts_link_to_their_session_entry_by_id_or_by_text_and_time(tmp_path: Path) -> None:
@@ -80,7 +91,8 @@ def test_the_page_is_linked_from_home_navigation_and_session_pages(tmp_path: Pat
     site = tmp_path / "site"
     build(site, agent)
     home = page_text(site / "index.html")
-    assert '<a href="prompts.html">1 prompt</a> in your prompt history, the latest: “ZZ_LATEST_ZZ bold prompt”' in home
+    # The store's prompt and the three the sessions hold that it does not.
+    assert '<a href="prompts.html">4 prompts</a> in your prompt history, the latest: “ZZ_LATEST_ZZ bold prompt”' in home
     for page in ("index.html", "search.html", "stats.html", "problems.html", "prompts.html"):
         assert '<a href="prompts.html">Prompts</a>' in (site / page).read_text(encoding="utf-8"), page
     project = next((site / "projects").glob("*.html")).read_text(encoding="utf-8")
@@ -111,7 +123,7 @@ def test_prompts_are_plain_escaped_text_and_long_ones_fold(tmp_path: Path) -> No
     assert '<pre class="prompt-text folded">ZZ_LONG_ZZ' in html
     assert "… 980,011 more characters are in the history store." in html
     assert len(html) < 200_000
-    data = _prompts_data(site)
+    data = _history_rows(site)
     assert {row[0].split("-")[1]: len(row[7]) for row in data}["3"] == 20_000  # type: ignore[union-attr]
 
 
@@ -135,12 +147,20 @@ def test_store_problems_are_on_the_problems_page_and_the_rest_is_built(tmp_path:
 
 
 def test_no_store_says_where_it_looked(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    (empty / "sessions").mkdir(parents=True)
+    build(tmp_path / "empty-site", empty)
+    text = page_text(tmp_path / "empty-site" / "prompts.html")
+    assert "No prompts yet." in text and f"sitegen looked for <code>{empty / 'history.db'}</code>" in text
+    assert "prompt history" not in page_text(tmp_path / "empty-site" / "index.html")
+    # Without a store (pi keeps none), the page lists what was typed in the sessions.
     agent = _agent(tmp_path)
     site = tmp_path / "site"
     build(site, agent)
     text = page_text(site / "prompts.html")
-    assert "No prompts yet." in text and f"sitegen looked for <code>{agent / 'history.db'}</code>" in text
-    assert "prompt history" not in page_text(site / "index.html")
+    assert f"sitegen looked for <code>{agent / 'history.db'}</code>" in text
+    assert "3 prompts are the user messages of the sessions." in text
+    assert "ZZ_ALPHA_ZZ follow-up 0" in text and "ZZ_BETA_ZZ first question" in text
 
 
 def test_an_unchanged_store_costs_nothing_and_a_grown_one_rewrites_its_last_chunk(tmp_path: Path) -> None:
@@ -150,7 +170,7 @@ def test_an_unchanged_store_costs_nothing_and_a_grown_one_rewrites_its_last_chun
     site = tmp_path / "site"
     build(site, agent)
     chunks = sorted(p.name for p in (site / "prompts" / "c").iterdir())
-    assert len(chunks) == 3  # 256 + 256 + 88
+    assert len(chunks) == 4  # 256 + 256 + 88, and the 3 prompts only the sessions hold
     stamp = (site / "prompts.html").stat().st_mtime_ns
     again = build(site, agent)
     assert not again.changed and "prompts.html" not in again.written
@@ -222,7 +242,7 @@ def test_a_large_first_build_on_workers_makes_what_one_process_makes(tmp_path: P
         built[jobs] = {**_files(site / "prompts"), **_files(site / "search"), "": (site / "prompts.html").read_bytes()}
         os.rename(site, tmp_path / f"site-{jobs}")
     assert built[2] == built[1]
-    assert len(_prompts_data(tmp_path / "site-2")) == 14_000
+    assert len(_history_rows(tmp_path / "site-2")) == 14_000
 
 
 def test_a_store_written_while_a_large_first_build_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -301,7 +321,7 @@ def test_builds_while_the_agent_writes_see_every_committed_prompt_once(tmp_path:
         while True:
             line = writer.stdout.readline().strip()
             build(site, agent)
-            texts = [row[7] for row in _prompts_data(site)]
+            texts = [row[7] for row in _history_rows(site)]
             assert len(texts) == len(set(texts))  # nothing twice
             numbers = sorted(int(t[10:15]) for t in texts)  # type: ignore[index]
             assert numbers == list(range(len(numbers)))  # a snapshot: every commit up to one
@@ -316,7 +336,7 @@ def test_builds_while_the_agent_writes_see_every_committed_prompt_once(tmp_path:
             if line == "done":
                 build(site, agent)
                 break
-        texts = [row[7] for row in _prompts_data(site)]
+        texts = [row[7] for row in _history_rows(site)]
         assert sorted(texts) == [f"ZZ_PROMPT_{n:05d}_ZZ concurrent prompt" for n in range(300)]
         # The agent's files, read while it still has them open, are unchanged by a build.
         before = folder_state(agent)
@@ -339,8 +359,11 @@ def test_the_demo_has_a_history_of_its_own_sessions_prompts(tmp_path: Path) -> N
     first = build_site(BuildConfig(out=site, demo=True, jobs=1))
     assert not [p for p in first.problems if "history.db" in p]
     typed = demo_prompts()
-    rows = _prompts_data(site)
+    rows = _history_rows(site)
     assert sorted(str(row[7]) for row in rows) == sorted(p.prompt for p in typed)
+    # The odek sessions' prompts, which no store holds, are listed from the sessions, linked to them.
+    odek = [row for row in _prompts_data(site) if str(row[0]).startswith(SESSIONS_TAG)]
+    assert odek and all("sessions/odek-" in str(row[4]) for row in odek)
     # Every demo prompt leads to the entry it was sent as.
     entries = {str(row[4]).rsplit("#entry-", 1)[1] for row in rows}
     assert entries == {p.entry_id for p in typed}

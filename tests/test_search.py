@@ -487,22 +487,31 @@ def test_hostile_text_is_data(tmp_path: Path) -> None:
 # ---- through the site build ---------------------------------------------------------------------
 
 
+def _sessions_only(index: dict[str, Any]) -> list[list[Any]]:
+    """The index's session documents, without the Prompts page's (the prompts typed in them)."""
+    return [row for row in index["sessions"] if row[2] != "prompts.html"]
+
+
 def test_site_build_keeps_the_index_current(tmp_path: Path) -> None:
     agent, site = tmp_path / "agent", tmp_path / "site"
     make_session(agent, "/work/alpha", "alpha", "zzalpha")
     beta = make_session(agent, "/work/beta", "beta", "zzbeta")
     build(site, agent)
     index, postings = read_index(site)
-    assert {row[1] for row in index["sessions"]} == {"/work/alpha", "/work/beta"}
+    sessions = _sessions_only(index)
+    assert {row[1] for row in sessions} == {"/work/alpha", "/work/beta"}
     # Each session's last activity, for the results' dates and the date filter.
-    assert {row[5] for row in index["sessions"]} == {1_767_225_600_000 + 3000}
-    assert {p[0] for p in postings["zzalpha"]} == {index["sessions"][0][2]}
+    assert {row[5] for row in sessions} == {1_767_225_600_000 + 3000}
+    # The sessions' pages, and the Prompts page where their prompts are listed too.
+    alpha = next(row[2] for row in sessions if row[1] == "/work/alpha")
+    assert {p[0] for p in postings["zzalpha"]} == {alpha, "prompts.html"}
     assert (site / "search.html").is_file()
 
     make_session(agent, "/work/alpha", "alpha", "zzalpha zzappended", entries=3)
     beta.unlink()
     build(site, agent)
     index, postings = read_index(site)
-    assert [row[1] for row in index["sessions"]] == ["/work/alpha"]
-    assert "zzbeta" not in postings and {p[1] for p in postings["zzappended"]} == {"u1", "a1", "u2"}
+    assert [row[1] for row in _sessions_only(index)] == ["/work/alpha"]
+    assert "zzbeta" not in postings
+    assert {p[1] for p in postings["zzappended"] if p[0] != "prompts.html"} == {"u1", "a1", "u2"}
     assert set(search_files(site)) == {"search/index.js"} | {f"search/{n}" for n in referenced_files(site)}

@@ -24,6 +24,7 @@ __all__ = [
     "StoreRead",
     "history_stores",
     "is_note",
+    "query_snapshot",
     "read_store",
     "store_fingerprint",
 ]
@@ -101,6 +102,8 @@ class _Ask:
     fts_words: Sequence[str] | None
     previous: Snapshot | None
     on_batch: OnBatch | None
+    # Another reading of the same snapshot instead of the history table's (query_snapshot).
+    work: Callable[[sqlite3.Connection], None] | None = None
 
 
 class _Moved(Exception):
@@ -401,7 +404,10 @@ def _connect(uri: str) -> sqlite3.Connection:
 def _read_with(uri: str, read: StoreRead, ask: _Ask) -> None:
     connection = _connect(uri)
     try:
-        _read_rows(connection, read, ask)
+        if ask.work is not None:
+            ask.work(connection)
+        else:
+            _read_rows(connection, read, ask)
     finally:
         connection.close()
 
@@ -438,6 +444,30 @@ def _read_once(path: str, header: bytes, read: StoreRead, ask: _Ask) -> None:
         # The agent has both files (or the database keeps a rollback journal): an ordinary
         # read-only connection, which takes a read lock and sees the last commit.
         _read_with(_uri(path, mode="ro"), read, ask)
+
+
+def query_snapshot(path: Path, work: Callable[[sqlite3.Connection], None]) -> bool:
+    """Run work on one snapshot of the store, opened as read_store opens it (read-only, no file made
+    beside it; TEXT comes as bytes); False when it could not be read (missing, locked, damaged)."""
+    if not_a_file(path) is not None or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        return False
+    if size == 0 or _header_problem(header, size)[0] is not None:
+        return False
+    for _ in range(_CHANGED_RETRIES):
+        try:
+            _read_once(str(path), header, StoreRead(path), _Ask(None, None, None, work))
+        except _Moved:
+            continue
+        except (sqlite3.Error, OSError):
+            return False
+        return True
+    return False
 
 
 def read_store(

@@ -21,7 +21,10 @@ from sitegen.render.text import escape_text, fold_text, html_escape
 from sitegen.render.tools import ToolView, image_view
 from sitegen.transcript.model import Node, ToolCall
 
-__all__ = ["EntryLookups", "entry_html", "format_time", "format_tokens"]
+__all__ = ["UNKNOWN_USAGE", "EntryLookups", "entry_html", "format_cost", "format_time", "format_tokens"]
+
+# Tokens and cost of a session whose messages recorded no usage (odek's): unknown, never 0 or $0.00.
+UNKNOWN_USAGE = "—"
 
 # Entries shown as a one-line marker rather than a message.
 MARKER_KINDS = frozenset(
@@ -61,6 +64,11 @@ def format_tokens(count: int) -> str:
     if count >= 10_000:
         return f"{count / 1000:.0f}k"
     return f"{count:,}"
+
+
+def format_cost(cost: float, known: bool = True) -> str:
+    """Dollars to the cent, or UNKNOWN_USAGE when nothing recorded what it cost."""
+    return f"${cost:,.2f}" if known else UNKNOWN_USAGE
 
 
 class EntryLookups(CardContext, Protocol):
@@ -210,6 +218,9 @@ def _head(node: Node, ctx: EntryLookups, label: str | None) -> str:
         out.append(f' <span class="badge label">{html_escape(label)}</span>')
     if node.hidden:
         out.append(' <span class="badge">hidden from view</span>')
+    attribution = node.meta.get("attribution")
+    if attribution and node.kind in ("user", "custom_message"):
+        out.append(f' <span class="badge attribution" title="Who sent it">by {html_escape(attribution)}</span>')
     usage = node.usage
     if usage:
         cost = f" · ${usage.cost:.4f}" if usage.cost else ""
@@ -269,7 +280,13 @@ def _body(node: Node, ctx: EntryLookups) -> str:
     if kind == "compaction":
         out = ['<p class="compaction-info">']
         if meta.get("tokensBefore"):
-            out.append(f"{format_tokens(do_int(meta.get('tokensBefore')))} tokens before compaction. ")
+            out.append(f"{format_tokens(do_int(meta.get('tokensBefore')))} tokens before compaction")
+            after = meta.get("tokensAfter")
+            out.append(f", about {format_tokens(do_int(after))} after. " if after is not None else ". ")
+        elif meta.get("tokensAfter") is not None:
+            out.append(f"About {format_tokens(do_int(meta.get('tokensAfter')))} tokens after compaction. ")
+        if meta.get("method"):
+            out.append(f'Method: <span class="compaction-method">{html_escape(meta.get("method"))}</span>. ')
         kept = meta.get("firstKeptEntryId")
         if kept:
             out.append("Kept from ")
@@ -281,6 +298,8 @@ def _body(node: Node, ctx: EntryLookups) -> str:
                 out.append(f"an entry that is not in this file (<code>{html_escape(kept)}</code>)")
             out.append("; what came before it was summarised.")
         out.append("</p>\n")
+        if meta.get("warning"):
+            out.append(f'<p class="problem compaction-warning">{html_escape(meta.get("warning"))}</p>\n')
         short = f": {html_escape(meta.get('shortSummary'))}" if meta.get("shortSummary") else ""
         summary = md(soft_str(meta.get("summary") or ""))
         out.append(

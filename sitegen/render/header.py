@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sitegen.transcript.model import Totals, Transcript
+from sitegen.transcript.model import Totals, Transcript, activity_times
 
 __all__ = ["HeaderFacts", "duration_text", "header_facts", "minute_text", "short_model"]
 
@@ -76,7 +76,7 @@ def _span(start_ms: int | None, end_ms: int | None) -> str:
 
 def header_facts(transcript: Transcript, totals: Totals) -> HeaderFacts:
     """The facts of the whole file: its time span from first to last entry, models, counts and cost."""
-    times = [node.time_ms for node in transcript.nodes if node.time_ms is not None]
+    times = activity_times(transcript.nodes)
     start = min(times, default=transcript.created_ms)
     end = max(times, default=transcript.modified_ms)
     if transcript.created_ms is not None and (start is None or transcript.created_ms < start):

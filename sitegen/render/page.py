@@ -26,7 +26,7 @@ from sitegen.gcpause import collector_paused, heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
 from sitegen.render.cards import folded, images, tool_card
-from sitegen.render.entries import entry_html, format_time, format_tokens
+from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
@@ -580,15 +580,16 @@ def _weight(node: Node) -> int:
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
     usage = totals.usage
-    return [
-        ("Messages", f"{totals.messages:,}"),
-        ("Tool calls", f"{totals.tool_calls:,}"),
+    counts = [("Messages", f"{totals.messages:,}"), ("Tool calls", f"{totals.tool_calls:,}")]
+    figures = [
         ("Input tokens", format_tokens(usage.input)),
         ("Output tokens", format_tokens(usage.output)),
         ("Cache read", format_tokens(usage.cache_read)),
         ("Cache write", format_tokens(usage.cache_write)),
         ("Cost", f"${usage.cost:.4f}"),
     ]
+    # No message recorded its usage: it is unknown, not zero.
+    return counts + (figures if totals.usage_known else [(name, UNKNOWN_USAGE) for name, _ in figures])
 
 
 def _content_security_policy(styles: list[str] | None, scripts: list[str] | None) -> str:

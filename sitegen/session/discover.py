@@ -6,8 +6,8 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,20 @@ import orjson
 
 from sitegen import titles
 from sitegen.errors import AmbiguousSession, NotASession, SessionNotFound
-from sitegen.fileio import open_regular, read_regular_file
-from sitegen.session.entries import Header, message_text
+from sitegen.fileio import open_regular
+from sitegen.session.breadcrumbs import TERMINAL_ID_ENV, SameDir, breadcrumb_session, terminal_id
+from sitegen.session.entries import Header, iso_to_ms, message_text
 from sitegen.session.load import parse_json_leniently, read_header
+from sitegen.session.places import (
+    AGENT_DIR_ENV,
+    SESSION_DIR_ENV,
+    agent_dirs,
+    default_agent_dirs,
+    env_session_dirs,
+    given_dirs,
+    registered_sessions,
+)
+from sitegen.session.places import expand as _expand
 from sitegen.session.session import session_title
 
 __all__ = [
@@ -31,6 +42,7 @@ __all__ = [
     "default_agent_dirs",
     "encode_cwd",
     "env_session_dirs",
+    "given_dirs",
     "list_all",
     "list_sessions",
     "most_recent",
@@ -41,19 +53,18 @@ __all__ = [
     "terminal_id",
 ]
 
-AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
-SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
-TERMINAL_ID_ENV = "SITEGEN_TERMINAL_ID"
-_DEFAULT_AGENT_DIRS = (".pi/agent", ".omp/agent", ".xcsh/agent")
 
 # The record type when it is the line's first key (how every agent writes it); other lines are parsed.
 _TYPE_AT_START = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z0-9_]*)"')
 _USER_ROLE = re.compile(rb'"role"\s*:\s*"user"')
-# A breadcrumb inside a subagent's folder points back at its parent after this many levels at most.
-_MAX_NESTING = 8
+# An entry's own time, near the start of its line (past it, the text is the entry's content).
+_TIME = re.compile(rb'"timestamp"\s*:\s*"([0-9T:.+\-Z]{10,40})"')
+_TIME_REACH = 400
+# Records that are not the session's activity (as sitegen.transcript.model.activity_times): the
+# header and title slot, names, labels, and omp's session_exit written when the terminal closed.
+_NOT_ACTIVITY = frozenset({b"session", b"title", b"session_info", b"title_change", b"label"})
+_SESSION_EXIT = re.compile(rb'"customType"\s*:\s*"session_exit"')
 _AMBIGUOUS_SHOWN = 3
-# A breadcrumb is a cwd and a path: more than this is not one.
-_MAX_CRUMB_BYTES = 64 << 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +84,20 @@ class SessionInfo:
     agent_dir: Path | None  # None for a file found in a flat sessions folder
     # The first user text that is not only a slash command ("/mode"): what titles the session.
     first_prompt: str = ""
+    # The last entry that is the session's activity (epoch ms): not a session_exit, title or label
+    # written later. None when no entry has a time (then the file's mtime stands for it).
+    last_activity: int | None = None
+
+    @property
+    def active(self) -> int:
+        """When the session was last active (epoch ms): what listings show and sort by."""
+        return self.last_activity if self.last_activity is not None else self.modified
+
+    @property
+    def order(self) -> tuple[int, int, str]:
+        """Listings' order: the last active first; at equal times (entries copied, or written within a
+        millisecond) the file written last."""
+        return (-self.active, -self.modified, str(self.path))
 
     @property
     def display_title(self) -> str:
@@ -95,56 +120,6 @@ class SessionInfo:
 
 # ---------------------------------------------------------------------------------------------
 # Where the files are
-
-
-def _home(env: Mapping[str, str]) -> Path:
-    home = env.get("HOME")
-    return Path(home) if home else Path.home()
-
-
-def _expand(value: str, env: Mapping[str, str]) -> Path:
-    if value == "~" or value.startswith(("~/", "~\\")):
-        return _home(env) / value[2:] if len(value) > 1 else _home(env)
-    return Path(value).expanduser()
-
-
-def default_agent_dirs(env: Mapping[str, str] = os.environ) -> list[Path]:
-    """PI_CODING_AGENT_DIR when set, then ~/.pi/agent, ~/.omp/agent and ~/.xcsh/agent that exist."""
-    found: list[Path] = []
-    override = env.get(AGENT_DIR_ENV, "").strip()
-    if override:
-        found.append(_expand(override, env))
-    home = _home(env)
-    found.extend(home / rel for rel in _DEFAULT_AGENT_DIRS if (home / rel).is_dir())
-    return _unique(found)
-
-
-def agent_dirs(extra: Sequence[Path] = (), env: Mapping[str, str] = os.environ) -> list[Path]:
-    """Agent dirs given on the command line first, then the defaults; each once, order kept."""
-    return _unique([*(_expand(str(d), env) for d in extra), *default_agent_dirs(env)])
-
-
-def given_dirs(paths: Sequence[Path]) -> list[Path]:
-    """Folders named on the command line, made absolute (without following links): the same
-    folder spelled two ways ("agent", "./agent", "/home/me/agent") must give the same pages."""
-    return [Path(os.path.abspath(path.expanduser())) for path in paths]
-
-
-def env_session_dirs(env: Mapping[str, str] = os.environ) -> list[Path]:
-    """The flat sessions folder PI_CODING_AGENT_SESSION_DIR names, when set."""
-    value = env.get(SESSION_DIR_ENV, "").strip()
-    return [_expand(value, env)] if value else []
-
-
-def _unique(paths: Iterable[Path]) -> list[Path]:
-    seen: set[str] = set()
-    out: list[Path] = []
-    for path in paths:
-        key = os.path.normcase(os.path.abspath(path))
-        if key not in seen:
-            seen.add(key)
-            out.append(path)
-    return out
 
 
 def encode_cwd(cwd: str) -> str:
@@ -195,14 +170,20 @@ def not_a_file(path: Path) -> str | None:
 
 
 def session_files(
-    dirs: Sequence[Path], flat_dirs: Sequence[Path], *, non_files: bool = False
+    dirs: Sequence[Path],
+    flat_dirs: Sequence[Path],
+    *,
+    non_files: bool = False,
+    env: Mapping[str, str] = os.environ,
 ) -> list[tuple[Path, Path | None]]:
-    """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders;
-    non_files adds what is named so but is no file to read (the site lists those as problems)."""
+    """Every *.jsonl under <agent dir>/sessions/<project>/ and directly in the flat folders, and the
+    files omp registered as kept elsewhere (sitegen.session.places.registered_sessions); non_files
+    adds what is named so but is no file to read (the site lists those as problems)."""
     seen: set[str] = set()
     found: list[tuple[Path, Path | None]] = []
 
     def add(entry: os.DirEntry[str], agent_dir: Path | None) -> None:
+        # Leftovers of an interrupted write (<name>.jsonl.tmp-<uuid>) end otherwise.
         if not entry.name.endswith(".jsonl"):
             return
         # A folder, a FIFO (reading it would hang), a dangling link or a link loop.
@@ -221,6 +202,12 @@ def session_files(
     for flat in flat_dirs:
         for entry in _scan(flat):
             add(entry, None)
+    for path, agent_dir in registered_sessions(dirs, env):
+        # Any name omp was given (`--session PATH`), but a file: the marker of a deleted one stays.
+        key = os.path.realpath(path)
+        if key not in seen and (non_files or path.is_file()) and os.path.lexists(path):
+            seen.add(key)
+            found.append((path, agent_dir))
     return found
 
 
@@ -244,32 +231,54 @@ def _first_user_text(record: Any) -> str:
     return message_text(message.get("content")).strip()
 
 
-def _scan_body(path: Path) -> tuple[int, str, str, list[dict[str, Any]]]:
-    """Message count, first user text, first prompt that is not a slash command, and the name records,
-    parsing only the lines that need it."""
-    count = 0
-    first = ""
-    prompt = ""
-    names: list[dict[str, Any]] = []
+@dataclass(slots=True)
+class _Body:
+    """What a listing reads of a file's lines."""
+
+    count: int = 0
+    first: str = ""  # the first user text
+    prompt: str = ""  # the first that is not a slash command
+    names: list[dict[str, Any]] = field(default_factory=list)  # session_info / title_change records
+    # The first and last time of the session's activity (sitegen.transcript.model.activity_times).
+    start_ms: int | None = None
+    end_ms: int | None = None
+
+    def user(self, text: str) -> None:
+        self.first = self.first or text
+        self.prompt = "" if titles.is_slash_command(text) else text
+
+    def moment(self, line: bytes, kind: bytes) -> None:
+        if kind in _NOT_ACTIVITY or (kind == b"custom" and _SESSION_EXIT.search(line, 0, _TIME_REACH)):
+            return
+        found = _TIME.search(line, 0, _TIME_REACH)
+        when = iso_to_ms(found.group(1).decode("ascii")) if found is not None else None
+        if when is not None:
+            self.start_ms = when if self.start_ms is None else min(self.start_ms, when)
+            self.end_ms = when if self.end_ms is None else max(self.end_ms, when)
+
+
+def _scan_body(path: Path) -> _Body:
+    """Message count, first user text, first prompt that is not a slash command, the name records and
+    the span of activity, parsing only the lines that need it."""
+    body = _Body()
     match_type = _TYPE_AT_START.match
     with open_regular(path) as handle:
         for line in handle:
             typed = match_type(line)
             if typed is not None:
                 kind = typed.group(1)
+                body.moment(line, kind)
                 if kind == b"message":
                     # A line cut off by a writer (or by a crash) does not end its object.
                     if not line.rstrip().endswith(b"}"):
                         continue
-                    count += 1
-                    if not prompt and _USER_ROLE.search(line):
-                        text = _first_user_text(_parse(line))
-                        first = first or text
-                        prompt = "" if titles.is_slash_command(text) else text
+                    body.count += 1
+                    if not body.prompt and _USER_ROLE.search(line):
+                        body.user(_first_user_text(_parse(line)))
                 elif kind in (b"session_info", b"title_change"):
                     record = _parse(line)
                     if isinstance(record, dict):
-                        names.append(record)
+                        body.names.append(record)
                 continue
             if not line.strip():
                 continue
@@ -278,15 +287,15 @@ def _scan_body(path: Path) -> tuple[int, str, str, list[dict[str, Any]]]:
             if not isinstance(record, dict):
                 continue
             kind_str = record.get("type")
+            if isinstance(kind_str, str) and kind_str != "session":
+                body.moment(line, kind_str.encode())
             if kind_str == "message":
-                count += 1
-                if not prompt:
-                    text = _first_user_text(record)
-                    first = first or text
-                    prompt = "" if titles.is_slash_command(text) else text
+                body.count += 1
+                if not body.prompt:
+                    body.user(_first_user_text(record))
             elif kind_str in ("session_info", "title_change"):
-                names.append(record)
-    return count, first, prompt, names
+                body.names.append(record)
+    return body
 
 
 def _iso_from_ms(ms: int) -> str:
@@ -306,25 +315,30 @@ def _header_cwd(header: Header) -> str:
 def _info(path: Path, header: Header, title_slot: dict[str, Any] | None, agent_dir: Path | None) -> SessionInfo | None:
     try:
         stat = path.stat()
-        count, first, prompt, names = _scan_body(path)
+        body = _scan_body(path)
     except OSError:
         return None
     modified = stat.st_mtime_ns // 1_000_000
     created = header.get("timestamp")
+    opened = iso_to_ms(created)
+    # A forked or resumed file's header is written after the entries it copies: the earlier wins.
+    if body.start_ms is not None and (opened is None or body.start_ms < opened):
+        created = _iso_from_ms(body.start_ms)
     return SessionInfo(
         path=path,
         id=str(header["id"]),
         cwd=_header_cwd(header),
-        title=session_title(header, title_slot, names),
+        title=session_title(header, title_slot, body.names),
         created=created if isinstance(created, str) and created else _iso_from_ms(modified),
         modified=modified,
-        message_count=count,
-        first_message=first,
+        message_count=body.count,
+        first_message=body.first,
         # v1 headers name their origin branchedFrom.
         parent_session=_str_or_none(header.get("parentSession")) or _str_or_none(header.get("branchedFrom")),
         size=stat.st_size,
         agent_dir=agent_dir,
-        first_prompt=prompt,
+        first_prompt=body.prompt,
+        last_activity=body.end_ms,
     )
 
 
@@ -359,7 +373,7 @@ def _candidates(dirs: Sequence[Path], flat_dirs: Sequence[Path] | None, env: Map
     """Every session file with its header (a prefix read), newest first."""
     flat = env_session_dirs(env) if flat_dirs is None else flat_dirs
     found: list[_Candidate] = []
-    for path, agent_dir in session_files(dirs, flat):
+    for path, agent_dir in session_files(dirs, flat, env=env):
         header = read_header(path)
         if header is None:
             continue
@@ -372,27 +386,10 @@ def _candidates(dirs: Sequence[Path], flat_dirs: Sequence[Path] | None, env: Map
     return found
 
 
-class _SameDir:
-    """cwd equality: as written, normalised, or through symlinks (macOS /tmp is /private/tmp)."""
-
-    def __init__(self, cwd: str) -> None:
-        self.cwd = cwd
-        self.norm = os.path.normpath(cwd) if cwd else ""
-        self._real: str | None = None
-
-    def __call__(self, other: str) -> bool:
-        if not other or not self.cwd:
-            return False
-        if other == self.cwd or os.path.normpath(other) == self.norm:
-            return True
-        if self._real is None:
-            self._real = os.path.realpath(self.cwd)
-        return os.path.realpath(other) == self._real
-
-
 def _infos(candidates: Iterable[_Candidate]) -> list[SessionInfo]:
+    """Listing metadata of each candidate, the last active first."""
     infos = (_info(c.path, c.header, c.title_slot, c.agent_dir) for c in candidates)
-    return [info for info in infos if info is not None]
+    return sorted((info for info in infos if info is not None), key=lambda i: i.order)
 
 
 def list_sessions(
@@ -403,7 +400,7 @@ def list_sessions(
     env: Mapping[str, str] = os.environ,
 ) -> list[SessionInfo]:
     """Sessions whose header cwd is cwd, newest first; session_dirs None reads PI_CODING_AGENT_SESSION_DIR."""
-    same = _SameDir(cwd)
+    same = SameDir(cwd)
     return _infos(c for c in _candidates(dirs, session_dirs, env) if same(_header_cwd(c.header)))
 
 
@@ -422,87 +419,10 @@ def most_recent(
     env: Mapping[str, str] = os.environ,
 ) -> Path | None:
     """The most recently modified session of cwd, reading headers only."""
-    same = _SameDir(cwd)
+    same = SameDir(cwd)
     for candidate in _candidates(dirs, session_dirs, env):
         if same(_header_cwd(candidate.header)):
             return candidate.path
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Terminal breadcrumbs
-
-
-def _stdin_tty() -> str | None:
-    try:
-        if not os.isatty(0):
-            return None
-        ttyname: Callable[[int], str] | None = getattr(os, "ttyname", None)
-        return ttyname(0) if ttyname is not None else None
-    except OSError:
-        return None
-
-
-def terminal_id(env: Mapping[str, str] = os.environ, *, tty: Callable[[], str | None] = _stdin_tty) -> str | None:
-    """This terminal's breadcrumb name, derived the way omp does; SITEGEN_TERMINAL_ID overrides it."""
-    override = env.get(TERMINAL_ID_ENV, "").strip()
-    if override:
-        return re.sub(r"[/\\]", "-", override)
-    # The stdin TTY device is unique per terminal tab: /dev/pts/3 becomes pts-3.
-    device = tty()
-    if device and device.startswith("/dev/"):
-        return device[5:].replace("/", "-")
-    pane = env.get("ZELLIJ_PANE_ID")
-    if pane:
-        session = re.sub(r"[/\\]", "-", env.get("ZELLIJ_SESSION_NAME", ""))
-        return f"zellij-{session}-{pane}" if session else f"zellij-{pane}"
-    for name, prefix in (
-        ("TMUX_PANE", "tmux"),
-        ("CMUX_SURFACE_ID", "cmux"),
-        ("KITTY_WINDOW_ID", "kitty"),
-        ("WEZTERM_PANE", "wezterm"),
-        ("TERM_SESSION_ID", "apple"),
-        ("WT_SESSION", "wt"),
-    ):
-        value = env.get(name)
-        if value:
-            return f"{prefix}-{value}"
-    return None
-
-
-def _interactive_root(session_file: Path) -> Path:
-    """A subagent transcript (<parent>/<agent>.jsonl) stands for the session that owns the folder."""
-    current = session_file
-    for _ in range(_MAX_NESTING):
-        parent_file = Path(str(current.parent) + ".jsonl")
-        if current.parent == current or not parent_file.is_file():
-            break
-        current = parent_file
-    return current
-
-
-def breadcrumb_session(cwd: str, dirs: Sequence[Path], *, env: Mapping[str, str] = os.environ) -> Path | None:
-    """The session this terminal last used in cwd, from <agent dir>/terminal-sessions/<terminal id>."""
-    ident = terminal_id(env)
-    if not ident:
-        return None
-    same = _SameDir(cwd)
-    for agent_dir in dirs:
-        try:
-            data = read_regular_file(agent_dir / "terminal-sessions" / ident, _MAX_CRUMB_BYTES)
-        except OSError:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        lines = text.strip().split("\n")
-        if len(lines) < 2:
-            continue
-        crumb_cwd, recorded = lines[0].rstrip("\r"), lines[1].rstrip("\r")
-        if not recorded or not same(crumb_cwd):
-            continue
-        # A relative session path was recorded relative to the breadcrumb's cwd.
-        session_file = Path(crumb_cwd) / recorded
-        if session_file.is_file():
-            return _interactive_root(session_file)
     return None
 
 
@@ -568,7 +488,7 @@ def resolve_session(
     if not wanted:
         raise SessionNotFound("Empty session id; pass a session file or id")
     candidates = _candidates(dirs, session_dirs, env)
-    same = _SameDir(cwd)
+    same = SameDir(cwd)
     local = [c for c in candidates if same(_header_cwd(c.header)) and _matches(c, wanted)]
     if local:
         return _pick(local, arg)

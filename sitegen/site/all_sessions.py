@@ -41,7 +41,7 @@ def session_index_script(records: list[SessionRecord], project_names: dict[str, 
             record.project_slug,
             record.modified_ms or 0,
             record.messages,
-            round(record.cost, 4),
+            round(record.cost, 4) if record.usage_known else None,  # None: not recorded (odek), shown "—"
             [short_model(model) for model in record.models[:2]],
             record.family,
         ]

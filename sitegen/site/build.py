@@ -17,6 +17,7 @@ from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full, remove_file, remove_tree, replace_file
 from sitegen.fts import require_fts5
 from sitegen.gcpause import imports_settled
+from sitegen.history.session_index import read_session_index
 from sitegen.history.store import HISTORY_FILE, history_stores, is_note
 from sitegen.odek.store import default_odek_dirs
 from sitegen.resources import resource_dir
@@ -163,7 +164,7 @@ def _plan_key(source: Source, taken: set[str]) -> tuple[str, str, str] | None:
         cwd = header[0].get("cwd")
         project = cwd if isinstance(cwd, str) else ""
     key = unique_key(source.path, taken)
-    slug = project_slug(project)
+    slug = project_slug(project, source.profile)
     return key, slug, f"sessions/{slug}/{key}.html"
 
 
@@ -364,6 +365,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     pending: dict[str, tuple[list[int], str | None]] = {}
     assets = publish_assets(out)
     dirs_for_blobs = tuple(str(d) for d in pi_dirs)
+    # omp 18's session index (titles, idle recaps): a page it changed for is made again.
+    stores = () if config.demo else tuple(str(store) for store in history_stores(pi_dirs))
+    index = read_session_index([Path(store) for store in stores])
     for source in sources:
         stamp = fingerprint(source)
         if stamp is None:
@@ -372,12 +376,13 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         old = previous.get(path)
         digest, problem = None, source.problem
         if old is not None and old.made_by == made_by:
-            if old.fingerprint == stamp.to_json():
+            same_index = old.record is None or old.record.index_digest == index.digest(old.record.session_id)
+            if old.fingerprint == stamp.to_json() and same_index:
                 current[path] = old
                 continue
             if problem is None:
                 digest, problem = _hash(source.path)
-                if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2]:
+                if digest == old.hash and stamp.extra_mtime_ns == old.fingerprint[2] and same_index:
                     old.fingerprint = stamp.to_json()  # touched, not changed
                     current[path] = old
                     continue
@@ -402,7 +407,21 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         key, slug, page = planned
         taken.add(key)
         pending[path] = (stamp.to_json(), digest)
-        jobs.append(RenderJob(path, source.family, key, slug, page, str(out), assets, dirs_for_blobs, config.profile))
+        jobs.append(
+            RenderJob(
+                path,
+                source.family,
+                key,
+                slug,
+                page,
+                str(out),
+                assets,
+                dirs_for_blobs,
+                config.profile,
+                agent_profile=source.profile,
+                history_stores=stores,
+            )
+        )
 
     pages = {path: entry.page for path, entry in current.items() if entry.page and entry.record is not None}
     pages.update((job.source, job.page) for job in jobs)
@@ -458,7 +477,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
     manifest.sessions = current
     result.problems = [f"{source}: {message}" for source, message in manifest.problems()]
     with clock.phase("prompts"):
-        changed = bool(jobs or removed or full or not manifest.complete)
+        # A session that became a problem takes its prompts (and their links) with it.
+        changed = bool(jobs or removed or new_problems or full or not manifest.complete)
         prompts = _update_prompts(config, pi_dirs, manifest, assets, changed=changed)
     for store, message in prompts.problems:
         (result.notes if is_note(message) else result.problems).append(f"{store}: {message}")
@@ -495,6 +515,8 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
                     assets,
                     dirs_for_blobs,
                     config.profile,
+                    agent_profile=e.record.agent_profile if e.record is not None else "",
+                    history_stores=stores,
                 )
                 for path, e in (by_key[key] for key in owners if key in by_key)
             ]

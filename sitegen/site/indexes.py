@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
+from sitegen.render.entries import UNKNOWN_USAGE, format_cost
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.navigation import path_html
 from sitegen.render.page import format_time, format_tokens, template_environment
@@ -49,6 +50,7 @@ class ProjectSummary:
     last: int | None = None
     tokens: int = 0
     cost: float = 0.0
+    usage_known: bool = False  # a message of its sessions recorded its usage
     # Active in the 7 days up to the site's last day with activity (sitegen.site.analytics.windows_to).
     active_week_ms: int = 0
 
@@ -59,6 +61,7 @@ class Totals:
     tokens: int = 0
     cost: float = 0.0
     last: int | None = None
+    usage_known: bool = False
     week: str = ""  # the last of the 7 days the projects' active time is of (YYYY-MM-DD)
 
 
@@ -70,10 +73,14 @@ def summarise_projects(
     /fork copied into several files counts once."""
     stats = stats if stats is not None else compute_stats(records)
     projects = {
-        tally.key: ProjectSummary(tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost)
+        tally.key: ProjectSummary(
+            tally.key, tally.name, tally.sessions, None, tally.tokens, tally.cost, usage_known=tally.usage_known
+        )
         for tally in stats.projects
     }
-    totals = Totals(sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost)
+    totals = Totals(
+        sessions=len(records), tokens=stats.totals.tokens, cost=stats.totals.cost, usage_known=stats.totals.usage_known
+    )
     week = windows[-1] if windows is not None else compute_analytics(records, windows_to(stats.last_day)[-1])
     if week.window.last is not None:
         totals.week = week.window.last
@@ -129,6 +136,8 @@ class IndexWriter:
             fmt_duration=_duration,
             fmt_size=human_size,
             fmt_tokens=format_tokens,
+            fmt_cost=format_cost,
+            unknown_usage=UNKNOWN_USAGE,
             short_model=short_model,
             path_html=lambda path: Markup(path_html(path)),
             version=__version__,
@@ -185,7 +194,7 @@ class IndexWriter:
         by_project: dict[str, list[SessionRecord]] = {}
         for record in records:
             by_project.setdefault(record.project_slug, []).append(record)
-        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost] for p in projects}
+        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost, p.usage_known] for p in projects}
         for project in projects:
             unchanged = manifest.projects.get(project.slug) == shown[project.slug]
             if touched_projects is not None and project.slug not in touched_projects and unchanged and not building:

@@ -43,6 +43,8 @@ class RenderJob:
     parent_source: str = ""
     parent_page: str = ""
     parent_title: str = ""  # when the manifest already knows it; else the worker reads the parent's start
+    agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
+    history_stores: tuple[str, ...] = ()  # their session index (titles, idle recaps) goes on the page
 
 
 @dataclass(slots=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,8 +59,9 @@ def _link_view(record: SessionRecord) -> tuple[Any, ...]:
 class _RowMaker:
     """Prompts to rows (PromptRow's fields as a list); what repeats (folders, sessions) is worked out once."""
 
-    def __init__(self, records: Sequence[SessionRecord]) -> None:
+    def __init__(self, records: Sequence[SessionRecord], titles: Mapping[str, str]) -> None:
         self.linker = PromptLinker(records)
+        self.titles = titles  # session id -> its title in history.db, for a prompt of no session here
         self.live_projects = {record.project_slug for record in records}
         self.projects: dict[str, str] = {}
         self.sessions: dict[tuple[str, str | None], tuple[str, str]] = {}
@@ -82,6 +83,8 @@ class _RowMaker:
                 url = relative_url(PAGE, link.page) + (f"#entry-{link.entry}" if link.entry else "")
                 known = self.sessions[(link.page, link.entry)] = (url, clip(link.title, 80))
             session_url, session_title = known
+        elif prompt.session_id is not None and prompt.session_id in self.titles:
+            session_title = clip(self.titles[prompt.session_id], 80)
         text = prompt.text
         shown = text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS]
         uses = prompt.use_count
@@ -123,8 +126,14 @@ class ChunkMaker:
     remakes only the rows of changed prompts and of prompts whose session changed; fresh gets what
     this build made, for the next."""
 
-    def __init__(self, records: Sequence[SessionRecord], kept: KeptRows | None, fresh: KeptRows) -> None:
-        self.maker = maker = _RowMaker(records)
+    def __init__(
+        self,
+        records: Sequence[SessionRecord],
+        kept: KeptRows | None,
+        fresh: KeptRows,
+        titles: Mapping[str, str] | None = None,
+    ) -> None:
+        self.maker = maker = _RowMaker(records, titles or {})
         # Without a user message in any session, no prompt is matched by text: its key is not worked out.
         keyed = self.keyed = fresh.keyed = maker.linker.matches_text
         self.kept = kept if kept is None or kept.keyed or not keyed else None

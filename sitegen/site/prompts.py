@@ -18,6 +18,7 @@ import orjson
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file
 from sitegen.gcpause import collector_paused
+from sitegen.history.session_index import SessionIndex, read_session_index
 from sitegen.history.store import OnBatch, Snapshot, StoreRead, read_store, store_fingerprint
 from sitegen.site.prompt_data import (
     CHUNK_PROMPTS,
@@ -34,7 +35,8 @@ from sitegen.site.prompt_data import (
 from sitegen.site.prompt_rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.records import SessionRecord
 from sitegen.site.search import SearchDocInfo, has_search_entries
-from sitegen.titles import snippet
+from sitegen.site.session_prompts import session_prompt_rows
+from sitegen.titles import clip, snippet
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -53,6 +55,8 @@ FOLD_CHARS = 600
 SEARCH_TITLE = "Prompt history"
 # Below this many segments to build, worker processes cost more to start than they save.
 PARALLEL_FROM = 3
+# The prompts typed in sessions that no history store holds are listed as one more store of this name.
+SESSIONS_STORE = Path("sessions")
 
 
 @dataclass(slots=True)
@@ -164,7 +168,7 @@ class _Feed:
 def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: dict[str, str]) -> str:
     """What the page depends on besides the stores: every session's prompts, page and title, the
     projects, the assets, and the problem count the navigation shows."""
-    parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts] for r in records]
+    parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts, r.typed_prompts] for r in records]
     payload = orjson.dumps([__version__, FORMAT, problem_count, sorted(assets.items()), parts])
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
@@ -210,7 +214,7 @@ def _remove_unlisted(folder: Path, keep: set[str]) -> None:
     if folder.is_dir():
         for path in folder.iterdir():
             if path.is_file() and path.name not in keep:
-                path.unlink(missing_ok=True)
+                remove_file(path)  # kept until a rebuild in watch is done (sitegen.undo)
 
 
 @dataclass(slots=True)
@@ -223,6 +227,7 @@ class _Page:
     reads: Sequence[StoreRead]
     counts: dict[str, int]  # prompts shown per store
     looked: Sequence[Path]
+    recaps: list[tuple[int | None, str, str, str]]  # (time, session title, its page or "", text), newest first
 
 
 def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _Page) -> None:
@@ -242,6 +247,8 @@ def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _P
             total=page.total,
             index_script=page.index_script,
             stores=[(str(read.path), page.counts.get(str(read.path), 0), read.readable) for read in page.reads],
+            typed=page.counts.get(str(SESSIONS_STORE), 0),
+            recaps=page.recaps,
             looked=[str(path) for path in page.looked],
             folded=_folded,
             fmt_time=format_time,
@@ -333,7 +340,8 @@ def _update_prompts(
     segments: dict[str, list[Any]] = {}
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
     made = KeptRows()
-    maker = ChunkMaker(records, kept.rows if kept is not None else None, made)
+    index = read_session_index(stores)
+    maker = ChunkMaker(records, kept.rows if kept is not None else None, made, index.titles)
     with _pool(jobs, guess) as pool:
         payloads: list[bytes] = []
 
@@ -370,6 +378,12 @@ def _update_prompts(
             if feed is None or feed.started is None:
                 take(maker.begin(read.path, read.changed, locked.get(str(store), [])))
             take(maker.chunks(read.prompts[feed.fed :] if feed is not None else read.prompts))
+        # Then what was typed in sessions and no store holds (pi keeps no store at all).
+        known = {prompt.session_id for read in reads for prompt in read.prompts if prompt.session_id}
+        typed = session_prompt_rows(records, _linked_entries(chunks), known)
+        if typed:
+            take(maker.begin(SESSIONS_STORE, None, []))
+            take(maker.chunks(typed))
         maker.finish()
         if payloads:
             segment(len(names) - len(payloads), payloads)
@@ -387,7 +401,7 @@ def _update_prompts(
     result.count = sum(len(rows) for rows in chunks)
     result.latest = snippet(shown[0].text) if shown else ""
     counts = {store: sum(len(chunk.ids) for chunk in listed) for store, listed in made.chunks.items()}
-    page = _Page(index_script, shown, result.count, reads, counts, looked)
+    page = _Page(index_script, shown, result.count, reads, counts, looked, _recaps(index, records))
     _render(site_dir, assets, problem_count + len(result.problems), page)
     result.written.append(PAGE)
     shard_names = {f"{name}.js" for _, shards in segments.values() for name in shards if name}
@@ -414,6 +428,28 @@ def _update_prompts(
     snapshots = {str(read.path): read.snapshot for read in reads if read.snapshot is not None}
     _KEPT[str(site_dir)] = _Kept(token, snapshots, made)
     return result
+
+
+def _recaps(index: SessionIndex, records: Sequence[SessionRecord]) -> list[tuple[int | None, str, str, str]]:
+    """Each idle recap with its session's title and page (the page's own title when the site has it)."""
+    pages = {record.session_id: record for record in sorted(records, key=lambda r: r.key, reverse=True)}
+    found = []
+    for recap in index.all_recaps():
+        record = pages.get(recap.session_id)
+        title = record.title if record is not None else index.titles.get(recap.session_id, recap.session_id)
+        found.append((recap.created_s, clip(title, 80), record.page if record is not None else "", recap.text))
+    return found
+
+
+def _linked_entries(chunks: Iterable[list[list[Any]]]) -> set[str]:
+    """The entry ids the rows so far link to (PromptRow's session_url ends "#entry-<id>")."""
+    found: set[str] = set()
+    for rows in chunks:
+        for row in rows:
+            url = row[4]
+            if "#entry-" in url:
+                found.add(url.rsplit("#entry-", 1)[1])
+    return found
 
 
 def _layout(chunks: list[list[list[Any]]], names: list[str]) -> tuple[dict[str, Any], list[PromptRow]]:

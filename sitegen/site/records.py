@@ -8,7 +8,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
+__all__ = ["UNKNOWN_PROJECT", "SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
+
+# How a session without a working directory is listed.
+UNKNOWN_PROJECT = "(unknown)"
 
 
 class UsageRecord(NamedTuple):
@@ -140,6 +143,11 @@ class SessionRecord:
     size: int = 0  # bytes of the session file when it was rendered
     # [entry id, time ms, text key] per user message: links the prompt history to its entries.
     prompts: list[list[Any]] = field(default_factory=list)
+    agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
+    # What history.db's session index said of it when its page was made (SessionIndex.digest).
+    index_digest: str = ""
+    # [entry id, time ms, text key, text] per prompt the user typed (sitegen.site.session_prompts).
+    typed_prompts: list[list[Any]] = field(default_factory=list)
     # Tool calls (issue 34): {"names": [tool], "days": [YYYY-MM-DD], "rows": [[message (its position in
     # usage.keys, -1 without usage), day, name (positions in those lists), failed (0/1), output bytes,
     # duration ms (-1: unknown)], ...]}: numbers only, a row per call; {} for none.
@@ -148,6 +156,17 @@ class SessionRecord:
     active: list[list[int]] = field(default_factory=list)
     # Output tokens and the ms the model took to write them, per model and day: [model, day, output, ms].
     speed: list[list[Any]] = field(default_factory=list)
+
+    @property
+    def usage_known(self) -> bool:
+        """Whether any message of the session recorded its usage (odek sessions record none)."""
+        return bool(self.usage.keys)
+
+    @property
+    def project_name(self) -> str:
+        """The project as listings name it: its folder, after its profile's name when it has one."""
+        folder = self.project or UNKNOWN_PROJECT
+        return f"{self.agent_profile} › {folder}" if self.agent_profile else folder
 
     @property
     def duration_ms(self) -> int:

@@ -12,6 +12,7 @@ from sitegen.odek.store import is_session_filename
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import artifacts_dir_for
 from sitegen.session.discover import env_session_dirs, not_a_file, session_files
+from sitegen.session.places import profile_of
 
 __all__ = [
     "Fingerprint",
@@ -33,6 +34,7 @@ class Source:
     family: str  # "pi" or "odek"
     # Why a path named like a session is no file to read (a folder, a pipe, a link loop); None for a file.
     problem: str | None = None
+    profile: str = ""  # the agent profile whose dir holds it (~/.omp/profiles/<name>/agent), "" for none
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +125,10 @@ def find_sources(pi_dirs: list[Path], odek_dirs: list[Path], *, use_env: bool = 
     """Every session file, pi family and odek, in a stable order, and what is named like one but is no
     file to read, with its problem (see is_utf8_path for the names the site cannot hold)."""
     flat = env_session_dirs() if use_env else []
-    found = [Source(path, "pi", _problem(path)) for path, _ in session_files(pi_dirs, flat, non_files=True)]
+    found = [
+        Source(path, "pi", _problem(path), profile_of(agent_dir))
+        for path, agent_dir in session_files(pi_dirs, flat, non_files=True)
+    ]
     for store in odek_dirs:
         try:
             names = sorted(os.listdir(store))
@@ -144,8 +149,11 @@ def safe_key(text: str, limit: int = 80) -> str:
     return cleaned or "session"
 
 
-def project_slug(cwd: str) -> str:
-    """A readable, unique file name for a project: the path's tail plus a hash of the whole path."""
+def project_slug(cwd: str, profile: str = "") -> str:
+    """A readable, unique file name for a project: the path's tail plus a hash of the whole path; a
+    profile's projects are apart from the same folder's in other profiles, and named after it first."""
+    if profile:
+        return f"{safe_key(profile, 30)}-{project_slug(cwd)}-{_short_hash(profile)}"
     if not cwd:
         return "unknown-project"
     tail = safe_key("-".join(Path(cwd).parts[-2:]), 40)

@@ -26,7 +26,6 @@ __all__ = [
     "render_stats_page",
 ]
 
-UNKNOWN_PROJECT = "(unknown)"
 UNKNOWN_MODEL = "(unknown model)"
 
 
@@ -43,6 +42,8 @@ class Tally:
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    # A session of it recorded its usage: its figures are known (maybe 0), else unknown ("—"), as odek's.
+    usage_known: bool = False
 
     @property
     def tokens(self) -> int:
@@ -70,6 +71,7 @@ class Tally:
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
         self.cost += other.cost
+        self.usage_known = self.usage_known or other.usage_known
 
 
 @dataclass(slots=True)
@@ -175,17 +177,23 @@ def compute_stats(records: Sequence[SessionRecord], window: Window = ALL_TIME) -
             if not groups and not window.holds(day.isoformat() if day else None):
                 continue
         stats.totals.sessions += 1
-        project = projects.setdefault(
-            record.project_slug, Tally(name=record.project or UNKNOWN_PROJECT, key=record.project_slug)
-        )
+        project = projects.setdefault(record.project_slug, Tally(name=record.project_name, key=record.project_slug))
         project.sessions += 1
+        known = record.usage_known
+        stats.totals.usage_known |= known
+        project.usage_known |= known
         if day is None:
             stats.undated += 1
         elif window.holds(day.isoformat()):
-            stats.days.setdefault(day, Tally(key=day.isoformat())).sessions += 1
-        used = {m or UNKNOWN_MODEL for m in record.models} | {g.model or UNKNOWN_MODEL for g in record.usage.groups}
+            tally = stats.days.setdefault(day, Tally(key=day.isoformat()))
+            tally.sessions += 1
+            tally.usage_known |= known
+        recorded = {g.model or UNKNOWN_MODEL for g in record.usage.groups}
+        used = {m or UNKNOWN_MODEL for m in record.models} | recorded
         for name in used:
-            models.setdefault(name, Tally(name=name, key=name)).sessions += 1
+            tally = models.setdefault(name, Tally(name=name, key=name))
+            tally.sessions += 1
+            tally.usage_known |= name in recorded
         # Summed per (model, day): a session has thousands of usage rows but few such groups.
         for group in groups:
             stats.totals.add_group(group)
@@ -194,7 +202,9 @@ def compute_stats(records: Sequence[SessionRecord], window: Window = ALL_TIME) -
             models.setdefault(model, Tally(name=model, key=model)).add_group(group)
             usage_day = _day_of_text(group.day)
             if usage_day is not None:
-                stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat())).add_group(group)
+                tally = stats.days.setdefault(usage_day, Tally(key=usage_day.isoformat()))
+                tally.add_group(group)
+                tally.usage_known = True
     stats.days = dict(sorted(stats.days.items()))
     stats.models = _sorted_tallies(models)
     stats.projects = _sorted_tallies(projects)
@@ -237,7 +247,7 @@ def flagged_turns(records: Sequence[SessionRecord]) -> list[FlaggedTurn]:
                 FlaggedTurn(
                     session_key=record.key,
                     session_title=record.title or record.session_id or record.key,
-                    project=record.project or UNKNOWN_PROJECT,
+                    project=record.project_name,
                     project_slug=record.project_slug,
                     modified_ms=record.modified_ms,
                     page=record.page,

@@ -59,8 +59,9 @@ def _within(project: str, folder: PurePath) -> bool:
 
 
 def _known(tally: Tally, value: float) -> Any:
-    """A usage figure, or None when no message of it carried usage (odek records none)."""
-    return value if tally.messages else None
+    """A usage figure, or None when no session of it recorded usage (odek records none); a /fork copy
+    whose usage counts in its original's is known (0), as the stats page says."""
+    return value if tally.usage_known else None
 
 
 def _model_row(tally: Tally, speed: float | None) -> dict[str, Any]:

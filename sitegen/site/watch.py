@@ -14,6 +14,7 @@ from sitegen.errors import SitegenError
 from sitegen.history.store import HISTORY_FILE, store_fingerprint
 from sitegen.resources import resource_dir
 from sitegen.session.discover import agent_dirs, env_session_dirs, given_dirs
+from sitegen.session.places import REGISTRY_DIR, registered_sessions, state_dirs
 from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
 from sitegen.site.early import LiveHooks
 from sitegen.site.serve import WAIT_TIMEOUT_S, SiteApp, SiteServer, SiteVersion
@@ -78,6 +79,9 @@ def watch_paths(config: BuildConfig) -> list[Path]:
         # Until sessions/ exists, watch the agent dir so its creation is seen.
         paths.append(sessions if sessions.is_dir() else agent)
         paths.append(agent / "blobs")
+    # Sessions omp keeps outside its sessions folder: the registry, and the folders of those it lists.
+    paths += [state / REGISTRY_DIR for state, _ in state_dirs(pi_dirs)]
+    paths += [path.parent for path, _ in registered_sessions(pi_dirs)]
     paths += odek_dirs + flat
     if _in_checkout():
         paths += [resource_dir("templates"), resource_dir("static")]

@@ -14,6 +14,8 @@ from typing import ParamSpec, TypeVar
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full
+from sitegen.history.session_index import SessionIndex, read_session_index
+from sitegen.history.store import store_fingerprint
 from sitegen.render.fragments import FragmentStore
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
@@ -36,6 +38,7 @@ from sitegen.site.prompt_links import user_prompts
 from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.related import session_terms
 from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
+from sitegen.site.session_prompts import typed_prompts
 from sitegen.site.sources import is_utf8_path
 from sitegen.timings import PhaseClock
 from sitegen.transcript.audit import analyse_transcript
@@ -155,6 +158,7 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         project=transcript.cwd or ("odek" if transcript.family == "odek" else ""),
         project_slug=job.project_slug,
         page=job.page,
+        agent_profile=job.agent_profile,
         title=transcript.display_title,
         created_ms=transcript.created_ms,
         modified_ms=transcript.modified_ms,
@@ -278,6 +282,24 @@ def render_job(job: RenderJob) -> RenderOutcome:
     return outcome
 
 
+def _stores_stamp(stores: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(store_fingerprint(Path(store))) for store in stores)
+
+
+@lru_cache(maxsize=2)
+def _session_index(stores: tuple[str, ...], stamp: tuple[tuple[int, ...], ...]) -> SessionIndex:
+    """history.db's session index, read once per process while the stores are unchanged (stamp)."""
+    return read_session_index([Path(store) for store in stores])
+
+
+def _add_index(transcript: Transcript, index: SessionIndex) -> None:
+    """The session's idle recaps, and its title in history.db where it is not the page's."""
+    transcript.recaps = [(recap.created_s, recap.text) for recap in index.recaps.get(transcript.session_id, [])]
+    title = index.titles.get(transcript.session_id)
+    if title and title != transcript.display_title:
+        transcript.session_details.append(("Title in history.db", [title]))
+
+
 def _render_job(job: RenderJob) -> RenderOutcome:
     outcome = RenderOutcome(key=job.key, source=job.source)
     fragments = _fragments()
@@ -285,6 +307,8 @@ def _render_job(job: RenderJob) -> RenderOutcome:
     try:
         outcome.content_hash = content_hash(Path(job.source))
         transcript = _timed(job, "load", load_transcript)(Path(job.source), [Path(d) for d in job.default_agent_dirs])
+        index = _session_index(job.history_stores, _stores_stamp(job.history_stores))
+        _add_index(transcript, index)
         subagents = _render_subagents(job, transcript, outcome)
         options = _options(job, job.page)
         options.subagent_urls = {aid: relative_url(job.page, page) for aid, page in subagents.items()}
@@ -299,6 +323,8 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
         outcome.record.terms = _timed(job, "related", session_terms)(transcript)
         outcome.record.prompts = user_prompts(transcript)
+        outcome.record.typed_prompts = typed_prompts(transcript)
+        outcome.record.index_digest = index.digest(transcript.session_id)
         _timed(job, "search", _store_search)(Path(job.site_dir), job.key, transcript)
         fragments.save(fragments_path(Path(job.site_dir), job.key))
     except SitegenError as error:

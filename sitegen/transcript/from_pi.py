@@ -10,7 +10,8 @@ from sitegen.session.context import model_of_change, view_marks
 from sitegen.session.entries import Entry, entry_time_ms, iso_to_ms, json_text
 from sitegen.session.migrate import header_version
 from sitegen.session.session import Session
-from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage
+from sitegen.transcript.details import agent_details, session_details
+from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Transcript, Usage, activity_times
 
 __all__ = ["parts_of", "transcript_from_session", "usage_of"]
 
@@ -117,6 +118,11 @@ def _message_node(node: Node, message: dict[str, Any]) -> None:
     role = str(message.get("role") or "")
     node.role = role
     node.parts = parts_of(message.get("content"))
+    # Who sent it (omp 18): "agent" marks a message the agent injected, not one the user typed.
+    if message.get("attribution") is not None:
+        node.meta["attribution"] = message["attribution"]
+    if message.get("synthetic") is True:
+        node.meta["synthetic"] = True
     if role == "user" or role == "developer":
         node.kind = "user" if role == "user" else "custom_message"
         if role == "developer":
@@ -168,10 +174,10 @@ _TEXT_META = frozenset(
     {
         "thinkingLevel", "mode", "targetId", "label", "customType", "name", "title", "systemPrompt",
         "task", "summary", "shortSummary", "fromId", "firstKeptEntryId", "command", "code", "output",
-        "stopReason", "errorMessage", "role", "fullOutputPath", "api",
+        "stopReason", "errorMessage", "role", "fullOutputPath", "api", "method", "warning", "attribution",
     }
 )  # fmt: skip
-_COUNT_META = frozenset({"tokensBefore", "exitCode"})
+_COUNT_META = frozenset({"tokensBefore", "tokensAfter", "exitCode"})
 _LIST_META = frozenset({"injectedRules", "tools"})
 
 
@@ -218,12 +224,16 @@ def _node_of_entry(entry: Entry, index: int) -> Node:
         node.hidden = entry.get("display") is False
         node.meta["customType"] = entry.get("customType")
         node.meta["details"] = entry.get("details")
+        node.meta["attribution"] = entry.get("attribution")
     elif kind == "compaction":
         node.kind = "compaction"
         for key in (
             "summary",
             "shortSummary",
             "tokensBefore",
+            "tokensAfter",
+            "method",
+            "warning",
             "firstKeptEntryId",
             "details",
             "fromExtension",
@@ -302,6 +312,7 @@ def transcript_from_session(session: Session) -> Transcript:
     calls: dict[str, list[tuple[Node, ToolCall]]] = {}
     system_prompt: str | None = None
     tools: list[Any] = []
+    agent: list[tuple[str, list[str]]] | None = None
     for index, entry in enumerate(session.entries):
         entry_id = entry.get("id")
         if not isinstance(entry_id, str) or session.by_id.get(entry_id) is not entry:  # no id, or a duplicate
@@ -312,13 +323,16 @@ def transcript_from_session(session: Session) -> Transcript:
             if call.id:
                 calls.setdefault(call.id, []).append((node, call))
         if node.kind == "session_init":
+            agent = agent_details(entry) if agent is None else agent
             prompt = node.meta.get("systemPrompt")
             system_prompt = prompt if isinstance(prompt, str) else system_prompt
             listed = node.meta.get("tools")
             tools = listed if isinstance(listed, list) else tools
     _pair_results(nodes, calls)
     header = session.header
-    times = [n.time_ms for n in nodes if n.time_ms is not None]
+    # The entries' own times, or the header's when it is earlier (the session opened before its first
+    # entry); a forked or resumed file's header is written after the entries it copies.
+    times = activity_times(nodes)
     created = iso_to_ms(header.get("timestamp"))
     parent_session = header.get("parentSession") or header.get("branchedFrom")
     path = session.path
@@ -328,7 +342,7 @@ def transcript_from_session(session: Session) -> Transcript:
         session_id=session.id,
         cwd=session.cwd,
         title=session.title,
-        created_ms=created if created is not None else (min(times) if times else None),
+        created_ms=min([*times, created]) if created is not None else min(times, default=None),
         modified_ms=max(times) if times else created,
         nodes=nodes,
         tree=session.tree,
@@ -343,4 +357,6 @@ def transcript_from_session(session: Session) -> Transcript:
         ids_chained=session.migration.ids_chained,
         context_rules=session.context_rules,
         context_marks=view_marks(session.entries, session.by_id, session.context_rules),
+        session_details=session_details(header, session.raw.title_slot, session.entries),
+        agent_details=agent or [],
     )

@@ -19,7 +19,13 @@ __all__ = [
     "Totals",
     "Transcript",
     "Usage",
+    "activity_times",
 ]
+
+# Records written after the work, not during it: a terminal closing (omp's session_exit, maybe
+# months later), a title found or changed, a label put on an entry. They never stretch a session.
+_NOT_ACTIVITY_KINDS = frozenset({"title", "label"})
+_NOT_ACTIVITY_TYPES = frozenset({"session_exit"})
 
 # What a node can be. Renderers switch on these, never on the agent that wrote the session.
 NODE_KINDS = frozenset(
@@ -122,6 +128,18 @@ class Node:
         return [part.call for part in self.parts if part.call is not None]
 
 
+def activity_times(nodes: list[Node]) -> list[int]:
+    """The times of the nodes that are the session's own activity (see _NOT_ACTIVITY_KINDS)."""
+    times: list[int] = []
+    for node in nodes:
+        if node.time_ms is None or node.kind in _NOT_ACTIVITY_KINDS:
+            continue
+        if node.kind == "custom" and node.meta.get("customType") in _NOT_ACTIVITY_TYPES:
+            continue
+        times.append(node.time_ms)
+    return times
+
+
 @dataclass(slots=True)
 class Totals:
     messages: int = 0
@@ -129,6 +147,7 @@ class Totals:
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     models: list[str] = field(default_factory=list)
+    usage_known: bool = False  # whether any message recorded its usage (odek sessions record none)
 
 
 @dataclass(slots=True)
@@ -163,6 +182,11 @@ class Transcript:
     buffer: list[str] = field(default_factory=list)
     turns: int | None = None
     audit: dict[str, Any] | None = None
+    # omp 18's facts of the session and of the agent that ran it: (label, values), for the header's details.
+    session_details: list[tuple[str, list[str]]] = field(default_factory=list)
+    agent_details: list[tuple[str, list[str]]] = field(default_factory=list)
+    # omp 18's idle recaps of the session (history.db's session_recaps): (Unix seconds or None, text).
+    recaps: list[tuple[int | None, str]] = field(default_factory=list)
     by_id: dict[str, Node] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -208,6 +232,7 @@ class Transcript:
             totals.tool_calls += len(node.tool_calls)
             if node.usage is not None:
                 totals.usage.add(node.usage)
+                totals.usage_known = True
             if node.kind == "assistant" and node.model:
                 seen_models.setdefault(node.model, None)
         totals.models = list(seen_models)
