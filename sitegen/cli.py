@@ -582,6 +582,10 @@ def _exit_now(done: SystemExit) -> NoReturn:
     os._exit(code or 0)
 
 
+# Commands kept in modules of their own register themselves on app when imported.
+from sitegen import cli_search  # noqa: E402,F401
+
+
 def main() -> None:
     """Console entry point."""
     summary = _WarningSummary()

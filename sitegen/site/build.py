@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full, remove_file, remove_tree, replace_file
+from sitegen.fts import require_fts5
 from sitegen.gcpause import imports_settled
 from sitegen.history.session_index import read_session_index
 from sitegen.history.store import HISTORY_FILE, history_stores, is_note
@@ -43,6 +44,7 @@ from sitegen.site.placeholders import INDEX_PAGES, write_placeholders
 from sitegen.site.records import SessionRecord
 from sitegen.site.related import write_related
 from sitegen.site.search import SearchDocInfo, update_search_index
+from sitegen.site.search_store import prepare as prepare_search
 from sitegen.site.sources import (
     Source,
     demo_dirs,
@@ -346,6 +348,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         sweep_temporaries(out)  # of writes a killed build never finished
     if active_journal() is None:
         undo_unfinished(out)  # a rebuild in `watch` that was killed: back to the site before it
+    require_fts5()  # the search index needs it: said before any page is rendered
+    # Made (or made again) here, before the workers that store entries in it start.
+    prepare_search(out)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
@@ -530,7 +535,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         documents = search_documents(records)
         documents.update(prompts.documents)
         changed_documents = {*result.rendered, *indexed, *manifest.indexed, *prompts.indexed}
-        search = update_search_index(out, documents, changed_documents)
+        search = update_search_index(out, documents, changed_documents, workers)
         clock.leave()
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.
