@@ -17,10 +17,16 @@ window.sitegen = window.sitegen || {};
   var indexUrl = form.getAttribute("data-index");
   var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1);
 
-  // Must match sitegen/site/search.py (terms, shard buckets, postings) and sitegen/site/prompts/page.py.
+  // Must match sitegen/site/search/index.py (terms, shard buckets, postings) and sitegen/site/prompts/page.py;
+  // token lengths, CJK ranges and case folds come from static/search-spec.json (assets/search-spec.js).
+  var SPEC = window.sitegen.searchSpec;
   var RUN = /[\p{L}\p{N}]+/gu;
-  var CJK_CHARACTERS =
-    "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
+  var CJK_CHARACTERS = SPEC.cjk_ranges
+    .map(function (range) {
+      return "\\u{" + range[0].toString(16) + "}-\\u{" + range[1].toString(16) + "}";
+    })
+    .join("");
+  var FOLDED = new RegExp("[" + Object.keys(SPEC.folds).join("") + "]", "gu");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var FOLD_LINES = 6;
   var FOLD_CHARS = 600;
@@ -81,7 +87,9 @@ window.sitegen = window.sitegen || {};
   function queryWords(query) {
     var words = [];
     var found;
-    var lowered = query.toLowerCase();
+    var lowered = query.toLowerCase().replace(FOLDED, function (character) {
+      return SPEC.folds[character];
+    });
     RUN.lastIndex = 0;
     while ((found = RUN.exec(lowered)) !== null) {
       found[0].split(CJK_SPLIT).forEach(function (piece, number) {
@@ -90,7 +98,7 @@ window.sitegen = window.sitegen || {};
           return;
         }
         if (number % 2 === 0) {
-          if (chars.length >= 2) {
+          if (chars.length >= SPEC.token_min) {
             words.push({ text: piece, prefix: true });
           }
         } else if (chars.length === 1) {

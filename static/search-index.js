@@ -1,5 +1,5 @@
 /* Site search, the index: loads its data scripts on demand (works from file://), splits text as
-   sitegen/site/search.py does, ranks entries by BM25 and reads their snippets; search.js shows them. */
+   sitegen/site/search/index.py does, ranks entries by BM25 and reads their snippets; search.js shows them. */
 window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
@@ -10,17 +10,25 @@ window.sitegen = window.sitegen || {};
   }
   var base = form.getAttribute("data-index") || "search/";
 
-  // Must match sitegen/site/search.py: tokens, shard buckets, weights.
+  // Token lengths, CJK ranges and weights come from static/search-spec.json (assets/search-spec.js),
+  // the one specification sitegen/site/search/postings.py and the SQLite index follow too.
+  var SPEC = window.sitegen.searchSpec;
   var RUN = /[\p{L}\p{N}]+/gu;
-  var MAX_TOKEN = 32;
+  var MIN_TOKEN = SPEC.token_min;
+  var MAX_TOKEN = SPEC.token_max;
   // Chinese, Japanese and Korean: cut into overlapping character pairs (a lone character stays whole);
   // the index also holds each character alone, so a one-character word is found.
-  var CJK_CHARACTERS =
-    "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\u{20000}-\\u{2fa1f}";
+  var CJK_CHARACTERS = SPEC.cjk_ranges
+    .map(function (range) {
+      return "\\u{" + range[0].toString(16) + "}-\\u{" + range[1].toString(16) + "}";
+    })
+    .join("");
   var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
-  var WEIGHT_SCALE = 7;
+  var WEIGHT_SCALE = SPEC.weight_scale;
+  // An entry's weight is one of these digits (1..31), as sitegen/site/search/store.py writes them.
+  var WEIGHT_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef";
   // A session whose title matches but no entry does is listed itself, like a short user message.
   var TITLE_WEIGHT = 3;
   // Entries of a session whose title names the query rank a little higher.
@@ -48,7 +56,7 @@ window.sitegen = window.sitegen || {};
 
   window.sitegen.search = {
     add: files.add,
-    // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
+    // Exposed so the tests can check they split text exactly as sitegen/site/search/index.py does.
     tokens: tokens,
     indexTerms: indexTerms,
     bucket: bucket
@@ -80,6 +88,7 @@ window.sitegen = window.sitegen || {};
         project: row[1],
         page: row[2],
         chunks: row[3],
+        entries: entries,
         context: row[4] || "",
         time: row[5] || 0,
         // Parts of one page (the prompts' chunks) share a title that names no part: not searched.
@@ -87,7 +96,14 @@ window.sitegen = window.sitegen || {};
       };
     });
     var segments = data.segments.map(function (row) {
-      return { sessions: row[0], buckets: row[1], shards: row[2] };
+      // starts[i]: how many of the segment's entries come before its i-th session's
+      var starts = [];
+      var before = 0;
+      row[0].forEach(function (number) {
+        starts.push(before);
+        before += sessions[number].entries;
+      });
+      return { sessions: row[0], buckets: row[1], shards: row[2], weights: row[3], starts: starts };
     });
     return { sessions: sessions, segments: segments, total: total };
   }
@@ -99,7 +115,7 @@ window.sitegen = window.sitegen || {};
   function runTerms(run, offset, out, singles) {
     if (!CJK.test(run)) {
       var length = Array.from(run).length;
-      if (length >= 2 && length <= MAX_TOKEN) {
+      if (length >= MIN_TOKEN && length <= MAX_TOKEN) {
         out.push({ text: run, start: offset, end: offset + run.length });
       }
       return;
@@ -108,7 +124,7 @@ window.sitegen = window.sitegen || {};
     run.split(CJK_SPLIT).forEach(function (piece, number) {
       var chars = Array.from(piece);
       if (number % 2 === 0) {
-        if (chars.length >= 2 && chars.length <= MAX_TOKEN) {
+        if (chars.length >= MIN_TOKEN && chars.length <= MAX_TOKEN) {
           out.push({ text: piece, start: at, end: at + piece.length });
         }
       } else if (chars.length === 1) {
@@ -130,26 +146,36 @@ window.sitegen = window.sitegen || {};
     });
   }
 
+  // Lowercased as the index folds text (sitegen/site/search/postings.py lower): the specification's folds after.
+  var FOLDS = SPEC.folds;
+  var FOLDED = new RegExp("[" + Object.keys(FOLDS).join("") + "]", "gu");
+
+  function fold(text) {
+    return text.toLowerCase().replace(FOLDED, function (character) {
+      return FOLDS[character];
+    });
+  }
+
   // Terms of a text with their places; `lower` says whether to lowercase first (as the indexer does).
   function terms(text, lower, singles) {
-    var source = lower ? String(text).toLowerCase() : String(text);
+    var source = lower ? fold(String(text)) : String(text);
     var out = [];
     var found;
     RUN.lastIndex = 0;
     while ((found = RUN.exec(source)) !== null) {
-      runTerms(lower ? found[0] : found[0].toLowerCase(), found.index, out, singles);
+      runTerms(lower ? found[0] : fold(found[0]), found.index, out, singles);
     }
     return out;
   }
 
-  // How a query is split (sitegen/site/search.py tokenize).
+  // How a query is split (sitegen/site/search/index.py tokenize).
   function tokens(text) {
     return terms(text, true, false).map(function (term) {
       return term.text;
     });
   }
 
-  // What an entry or a title is indexed by (sitegen/site/search.py _indexed_terms).
+  // What an entry or a title is indexed by (sitegen/site/search/index.py _indexed_terms).
   function indexTerms(text) {
     return terms(text, true, true).map(function (term) {
       return term.text;
@@ -191,14 +217,28 @@ window.sitegen = window.sitegen || {};
     return Object.prototype.hasOwnProperty.call(object, key);
   }
 
-  // A term's postings in one segment: slot, entry count, then (entry delta, weight) pairs per session.
+  // A term's entries in one segment: their numbers in the segment ("3,17,40"; from 1, one session's
+  // entries after another's), each weighed by its digit in the segment's weights.
   function decode(code, segment, into) {
-    var count = 0;
-    window.sitegen.data.eachPosting(code, function (place, entry, weight) {
-      into.push(segment.sessions[place], entry, weight / WEIGHT_SCALE);
-      count++;
-    });
-    return count;
+    var numbers = code.split(",");
+    var starts = segment.starts;
+    for (var i = 0; i < numbers.length; i++) {
+      var position = +numbers[i];
+      // The last session starting before this entry (sessions without entries start where the next does).
+      var low = 0;
+      var high = starts.length - 1;
+      while (low < high) {
+        var middle = (low + high + 1) >> 1;
+        if (starts[middle] < position) {
+          low = middle;
+        } else {
+          high = middle - 1;
+        }
+      }
+      var weight = WEIGHT_DIGITS.indexOf(segment.weights.charAt(position - 1));
+      into.push(segment.sessions[low], position - starts[low], weight / WEIGHT_SCALE);
+    }
+    return numbers.length;
   }
 
   function idf(index, df) {
@@ -390,7 +430,7 @@ window.sitegen = window.sitegen || {};
 
   function matcher(words) {
     return function (token) {
-      var lower = token.toLowerCase();
+      var lower = fold(token);
       return words.some(function (word) {
         return word.isPrefix ? lower.lastIndexOf(word.text, 0) === 0 : lower === word.text;
       });

@@ -269,3 +269,54 @@ def test_other_urls_are_refused(art: Path) -> None:
 )
 def test_parse_query(query: str, tokens: list[str | int]) -> None:
     assert parse_query(query) == tokens
+
+
+# ---- the folder is listed once ------------------------------------------------------------------
+
+
+def _aged(folder: Path) -> None:
+    """The folder's mtime well in the past, as a folder an agent finished with has it."""
+    import os
+    import time
+
+    past = time.time() - 600
+    os.utime(folder, (past, past))
+
+
+def test_a_folder_is_listed_once_for_all_its_references(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from sitegen.session import artifacts
+
+    folder = tmp_path / "session"
+    folder.mkdir()
+    for number in range(300):
+        (folder / f"{number}.bash.log").write_text(f"log {number}\n")
+        (folder / f"{number}-Task.md").write_text(f"output {number}\n")
+    _aged(folder)
+    listed: list[str] = []
+    real = os.listdir
+
+    def counted(path: str | os.PathLike[str] = ".") -> list[str]:
+        listed.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(artifacts.os, "listdir", counted)
+    for number in range(300):
+        assert resolve_internal_url(f"artifact://{number}", [folder]) == f"log {number}\n"
+        assert resolve_internal_url(f"agent://{number}-Task", [folder]) == f"output {number}\n"
+    with pytest.raises(ArtifactError, match="Available: 0, 1, 2"):
+        resolve_internal_url("artifact://999", [folder])
+    assert listed == [str(folder)]
+
+
+def test_a_folder_changed_since_its_listing_is_listed_again(tmp_path: Path) -> None:
+    folder = tmp_path / "session"
+    folder.mkdir()
+    (folder / "0.bash.log").write_text("first\n")
+    _aged(folder)
+    assert resolve_internal_url("artifact://0", [folder]) == "first\n"
+    (folder / "1.bash.log").write_text("written later\n")  # the folder's mtime is now
+    assert resolve_internal_url("artifact://1", [folder]) == "written later\n"
+    (folder / "2-Late.md").write_text("a late output\n")
+    assert resolve_internal_url("agent://2-Late", [folder]) == "a late output\n"

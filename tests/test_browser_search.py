@@ -15,8 +15,8 @@ import pytest
 from sessions import SessionBuilder, iso, text, tool_call
 from site_helpers import build
 
-from sitegen.site import postings
-from sitegen.site.search import shard_bucket, tokenize
+from sitegen.site.search import postings
+from sitegen.site.search.index import shard_bucket, tokenize
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from site_helpers import build, crawl, make_session, page_text
 from typer.testing import CliRunner
 
 from sitegen.cli import app
-from sitegen.site import search
+from sitegen.site.search import index as search
 from sitegen.site.state.lock import LOCK_PATH
 from sitegen.site.state.manifest import MANIFEST_PATH
 
@@ -526,8 +527,12 @@ def test_lost_search_cache_is_rebuilt(tmp_path: Path, agent: Path) -> None:
     build(site, agent)
     index = (site / "search" / "index.js").read_text()
     assert index.count("sessions/") >= 4
-    # Four sessions' caches, the prompts typed in them (one chunk of the Prompts page) and the state.
-    assert len(list((site / ".sitegen" / "search").glob("*.json"))) == 6
+    db = sqlite3.connect(site / ".sitegen" / "search" / "index.db")
+    # Every session's entries again, and the prompts typed in them (one chunk of the Prompts page).
+    assert db.execute("SELECT count(*) FROM docs").fetchone() == (5,)
+    db.close()
+    assert len(list((site / ".sitegen" / "search").glob("*.json"))) == 1  # the chunk's own postings
+    assert '"beta2":' in "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
 
 
 def test_mixed_pi_omp_and_odek_site_has_no_broken_links(

@@ -47,7 +47,7 @@ def test_pipes_in_the_site_folder_are_not_waited_on(tmp_path: Path) -> None:
     assert run_cli("build", "--out", site, "--agent-dir", agent).returncode == 0
     related = next(site.glob("sessions/*/*_a-0.related.js"))
     # Files the build reads back to compare or resume, each a pipe that nobody writes to.
-    for target in (site / ".sitegen" / "search" / "state.json", site / "search" / "index.js", related):
+    for target in (site / ".sitegen" / "search" / "index.db", site / "search" / "index.js", related):
         target.unlink()
         os.mkfifo(target)
     for path in paths:
@@ -56,6 +56,7 @@ def test_pipes_in_the_site_folder_are_not_waited_on(tmp_path: Path) -> None:
     done = run_cli("build", "--out", site, "--agent-dir", agent)
     assert done.returncode == 0, done.stderr
     assert not (site / "search" / "index.js").is_fifo() and not related.is_fifo()  # written anew
+    assert not (site / ".sitegen" / "search" / "index.db").is_fifo()
     assert crawl(site) == []
 
 

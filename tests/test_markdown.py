@@ -19,10 +19,15 @@ _MARKDOWN_IT.validateLink = MarkdownRenderer._validate_link  # type: ignore[meth
 _ALIGN = re.compile(r'style="text-align:(left|center|right)"')
 
 
+# Every link sitegen keeps opens apart and passes nothing on to the site it names.
+_LINK = re.compile(r'(<a href="[^"]*")>')
+
+
 class _Reference:
     @staticmethod
     def render(text: str) -> str:
-        return _ALIGN.sub(r'class="align-\1"', _MARKDOWN_IT.render(text))
+        html = _ALIGN.sub(r'class="align-\1"', _MARKDOWN_IT.render(text))
+        return _LINK.sub(r'\1 rel="noopener noreferrer nofollow" target="_blank">', html)
 
 
 REFERENCE = _Reference()
@@ -34,9 +39,17 @@ PIECES = st.sampled_from(
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(PIECES, max_size=40).map("".join))
+@given(st.lists(PIECES, max_size=40).map("".join).filter(lambda text: "```" not in text and "~~~" not in text))
 def test_plain_text_renders_like_markdown_it(text: str) -> None:
+    """(Fenced code is left out, as below: sitegen highlights it and escapes it for element content.)"""
     assert MarkdownRenderer(Highlighter()).render(text) == REFERENCE.render(text)
+
+
+def test_an_empty_link_and_a_fence_without_a_language_found_by_the_property_tests() -> None:
+    renderer = MarkdownRenderer(Highlighter())
+    assert renderer.render("[]()") == REFERENCE.render("[]()")
+    # A quote in fenced code is escaped for element content only (markdown-it writes &quot;).
+    assert renderer.render('```\na"b\n```') == '<pre><code>a"b\n</code></pre>\n'
 
 
 def test_a_reference_to_a_relative_url_stays_text() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+import sqlite3
 import zlib
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,10 @@ from hypothesis import strategies as st
 from sessions import SessionBuilder, text, thinking, tool_call
 from site_helpers import build, make_session
 
-from sitegen.site import postings, search
-from sitegen.site.postings import postings_of
-from sitegen.site.search import (
+from sitegen.site.search import index as search
+from sitegen.site.search import postings
+from sitegen.site.search import store as search_store
+from sitegen.site.search.index import (
     TEXT_LIMITS,
     SearchDocInfo,
     SearchEntry,
@@ -27,6 +29,7 @@ from sitegen.site.search import (
     tokenize,
     update_search_index,
 )
+from sitegen.site.search.postings import postings_of
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 
@@ -43,41 +46,19 @@ def read_script(path: Path) -> tuple[str, Any]:
     return ident.decode(), orjson.loads(payload)
 
 
-def _numbers(code: str) -> list[int]:
-    values, value, shift = [], 0, 0
-    for char in code:
-        digit = postings._DIGITS.index(char)
-        value += (digit & 31) << shift
-        if digit < 32:
-            values.append(value)
-            value, shift = 0, 0
-        else:
-            shift += 5
-    return values
+WEIGHT_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"
 
 
-def decode(code: str, sessions: list[int]) -> list[tuple[int, int, int]]:
-    """(session number, entry number, weight) of a shard value; weights are single digits."""
+def decode(code: str, sessions: list[int], counts: list[int], weights: str) -> list[tuple[int, int, int]]:
+    """(session number, entry number, weight) of a shard value: the segment's entry numbers, from 1,
+    one session's entries after another's (counts: each session's entries), each weighed by its digit."""
+    starts = [sum(counts[:slot]) for slot in range(len(counts))]
     out = []
-    pos = 0
-    while pos < len(code):
-        # slot and entry count, then (delta, weight) pairs: decode one number at a time.
-        slot, pos = _one(code, pos)
-        count, pos = _one(code, pos)
-        entry = 0
-        for _ in range(count):
-            delta, pos = _one(code, pos)
-            entry += delta
-            out.append((sessions[slot], entry, postings._DIGITS.index(code[pos])))
-            pos += 1
+    for position in map(int, code.split(",")):
+        slot = max(slot for slot, start in enumerate(starts) if start < position)
+        assert position <= starts[slot] + counts[slot]
+        out.append((sessions[slot], position - starts[slot], WEIGHT_DIGITS.index(weights[position - 1])))
     return out
-
-
-def _one(code: str, pos: int) -> tuple[int, int]:
-    end = pos
-    while postings._DIGITS.index(code[end]) >= 32:
-        end += 1
-    return _numbers(code[pos : end + 1])[0], end + 1
 
 
 def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, str, str, int]]]]:
@@ -93,8 +74,10 @@ def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, st
             texts = orjson.loads(zlib.decompress(base64.b64decode(data["text"])))
             rows[number].extend([*row, text] for row, text in zip(data["rows"], texts, strict=True))
     postings: dict[str, list[tuple[str, str, str, int]]] = {}
-    for sessions, buckets, shards in index["segments"]:
+    for sessions, buckets, shards, weights in index["segments"]:
         assert len(shards) == buckets
+        counts = [len(rows[session]) for session in sessions]
+        assert len(weights) == sum(counts)
         for bucket, name in enumerate(shards):
             if not name:
                 continue
@@ -102,7 +85,7 @@ def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, st
             assert data_id == f"t:{name}"
             for term, code in shard.items():
                 assert shard_bucket(term, buckets) == bucket
-                for session, entry, weight in decode(code, sessions):
+                for session, entry, weight in decode(code, sessions, counts, weights):
                     row = rows[session][entry - 1]
                     postings.setdefault(term, []).append((index["sessions"][session][2], row[0], row[1], weight))
     return index, postings
@@ -111,7 +94,7 @@ def read_index(site: Path) -> tuple[dict[str, Any], dict[str, list[tuple[str, st
 def referenced_files(site: Path) -> set[str]:
     _, index = read_script(site / "search" / "index.js")
     names = {f"d/{name}.js" for session in index["sessions"] for _, name in session[3]}
-    names |= {f"t/{name}.js" for _, _, shards in index["segments"] for name in shards if name}
+    names |= {f"t/{name}.js" for _, _, shards, _ in index["segments"] for name in shards if name}
     return names
 
 
@@ -281,20 +264,23 @@ def test_index_maps_words_to_entries_with_weights_by_kind(tmp_path: Path) -> Non
     assert "bash" in postings and "make" in postings  # tool names and arguments are searchable
 
 
-def test_weights_are_saturated_term_frequency_times_the_kind_weight(tmp_path: Path) -> None:
+def test_weights_are_the_kind_weight_times_bm25_of_one_occurrence_by_length(tmp_path: Path) -> None:
     b = SessionBuilder(session_id="w", cwd="/work/w")
     b.user("u1", "zzalpha zzalpha zzbeta")
+    b.user("u2", "zzalpha " + "filler " * 200)
     b.assistant("a1", [tool_call("c1", "bash", command="make")])
     b.tool_result("r1", "c1", "bash", "zzrep " * 9)
     site = tmp_path / "site"
     index_sessions(site, {"w": load_transcript(b.write(tmp_path / "w.jsonl"))})
     _, postings = read_index(site)
-    # BM25 with k1 1.2, b 0.75 and 100 tokens as the average length, times 7 and the kind's weight:
-    # 3 tokens, user (2.0): 30.8 * tf / (tf + 0.327); 9 tokens, tool (0.6): 9.24 * 9 / (9 + 0.381).
+    # FTS5 keeps no count per entry (detail=none), so a posting weighs an entry, not a term in it:
+    # BM25 of one occurrence with k1 1.2, b 0.75 and the length in characters against an average of
+    # 600, times 7 and the kind's weight. 22 characters, user (2.0): 30.8 / (1 + 0.333); 1,407
+    # characters, user: 30.8 / (1 + 2.41); 53 characters, tool (0.6): 9.24 / (1 + 0.380).
     weights = {
         term: [(entry, weight) for _, entry, _, weight in postings[term]] for term in ("zzalpha", "zzbeta", "zzrep")
     }
-    assert weights == {"zzalpha": [("u1", 26)], "zzbeta": [("u1", 23)], "zzrep": [("r1", 9)]}
+    assert weights == {"zzalpha": [("u1", 23), ("u2", 9)], "zzbeta": [("u1", 23)], "zzrep": [("r1", 7)]}
 
 
 def test_snippet_text_round_trips(tmp_path: Path) -> None:
@@ -353,8 +339,34 @@ def test_incremental_result_equals_a_fresh_build(tmp_path: Path) -> None:
     assert "search/index.js" in result.written
     _, postings = read_index(site)
     assert "topic10" not in postings and "topic3" not in postings and "zzrewritten" in postings
-    caches = {p.name for p in (site / ".sitegen" / "search").iterdir()}
-    assert len(caches) == len(transcripts) + 1  # one per session, and the state
+    # The database holds the entries of these sessions only: removed ones were deleted.
+    db = sqlite3.connect(site / ".sitegen" / "search" / "index.db")
+    assert {key for (key,) in db.execute("SELECT DISTINCT key FROM entries")} == set(transcripts)
+    db.close()
+
+
+def test_segments_filled_by_worker_processes_equal_those_filled_here(tmp_path: Path) -> None:
+    transcripts = many_sessions(tmp_path, 200)  # 16 segments: more than PARALLEL_SEGMENTS
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    sites = {jobs: tmp_path / f"site-{jobs}" for jobs in (1, 2)}
+    for jobs, site in sites.items():
+        for key in sorted(transcripts):
+            store_search_entries(site, key, extract_search_entries(transcripts[key]))
+        assert len(update_search_index(site, infos, jobs=jobs).written) > search.PARALLEL_SEGMENTS
+    assert search_files(sites[1]) == search_files(sites[2])
+    assert {p[1] for p in read_index(sites[2])[1]["topic123"]} == {"s123-u", "s123-a"}
+
+
+def test_a_deleted_search_folder_is_written_again(tmp_path: Path) -> None:
+    import shutil
+
+    transcripts = many_sessions(tmp_path, 20)
+    site = tmp_path / "site"
+    index_sessions(site, transcripts)
+    before = search_files(site)
+    shutil.rmtree(site / "search" / "t")
+    index_sessions(site, transcripts, changed=set())
+    assert search_files(site) == before
 
 
 def test_output_is_deterministic(tmp_path: Path) -> None:
@@ -363,12 +375,11 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
     index_sessions(first, transcripts)
     index_sessions(second, dict(reversed(list(transcripts.items()))))
     assert search_files(first) == search_files(second)
-    state = first / ".sitegen" / "search" / "state.json"
-    stamp = state.stat().st_mtime_ns
+    before = {name: (first / name).stat().st_mtime_ns for name in search_files(first)}
     assert not update_search_index(
         first, {k: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{k}.html") for k, t in transcripts.items()}
     ).written  # nothing changed: nothing written
-    assert state.stat().st_mtime_ns == stamp
+    assert {name: (first / name).stat().st_mtime_ns for name in search_files(first)} == before
 
 
 def test_growing_past_a_segment_count_rewrites_everything_consistently(tmp_path: Path) -> None:
@@ -418,15 +429,35 @@ def test_sessions_without_stored_entries_are_reported(tmp_path: Path) -> None:
     assert index["sessions"] == [["Ghost title", "/work/g", "sessions/g/ghost.html", [], "", 0]] and not postings
 
 
-def test_a_cache_of_an_older_layout_counts_as_missing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "older layout", "deleted"])
+def test_a_damaged_or_deleted_database_is_made_again_never_trusted(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
     site = tmp_path / "site"
-    index_sessions(site, {"old": small_session(tmp_path / "src", "old", "zzolder layout")})
-    # Format 1 stored each term's postings as [entry count, codes]; read as today's, it would break the merge.
-    cache_path = search._cache_path(site, "old")
-    cache = orjson.loads(cache_path.read_bytes())
-    cache_path.write_bytes(orjson.dumps({**cache, "format": 1, "postings": {"zzolder": [1, "BA"]}}))
+    transcripts = {"old": small_session(tmp_path / "src", "old", "zzolder layout")}
+    index_sessions(site, transcripts)
+    search_store.close_connections()  # as a new build process would find it
+    path = site / ".sitegen" / "search" / "index.db"
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    if damage == "garbage":
+        path.write_bytes(b"not a database at all " * 400)
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:1500])
+    elif damage == "older layout":
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA user_version = 0")
+        db.close()
+    else:
+        path.unlink()
     infos = {"old": SearchDocInfo("Old", "/work/p", "sessions/p/old.html")}
-    assert update_search_index(site, infos, {"old"}).missing == ["old"]
+    # Its entries are gone with it: the build renders the session again (they are missing).
+    assert update_search_index(site, infos, set()).missing == ["old"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    if damage in ("garbage", "truncated"):
+        assert len(warnings) == 1 and "damaged" in warnings[0] and "\n" not in warnings[0]
+    index_sessions(site, transcripts)
+    assert "zzolder" in read_index(site)[1]
 
 
 # ---- hostile text ---------------------------------------------------------------------------------

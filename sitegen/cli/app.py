@@ -9,7 +9,18 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from sitegen.cli.common import fail, given_agent_dirs, open_in_browser, pi_only, resolve_argument, user_errors
+from sitegen.cli.common import (
+    AgentDirOption,
+    OdekDirOption,
+    check_given_dirs,
+    fail,
+    given_agent_dirs,
+    open_in_browser,
+    pi_only,
+    resolve_argument,
+    user_errors,
+)
+from sitegen.cli.search import doctor_command, search_command
 from sitegen.cli.stats import stats_command
 from sitegen.cli.text import json_text as _json_text
 from sitegen.cli.text import printable as _printable
@@ -29,10 +40,6 @@ app = typer.Typer(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-AgentDirOption = Annotated[
-    list[Path] | None,
-    typer.Option("--agent-dir", help="An agent dir to read besides ~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent."),
-]
 SessionArgument = Annotated[
     str | None,
     typer.Argument(
@@ -52,10 +59,6 @@ def _odek_dirs(extra: list[Path] | None) -> list[Path]:
 NoWaitOption = Annotated[
     bool,
     typer.Option("--no-wait", help="If another build or watch is writing the site, exit 1 instead of waiting."),
-]
-OdekDirOption = Annotated[
-    list[Path] | None,
-    typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions."),
 ]
 
 
@@ -306,7 +309,7 @@ def build_command(
 
     if demo and (agent_dir or odek_dir):
         raise fail("--demo builds only the bundled sample sessions; leave out --agent-dir and --odek-dir")
-    _check_given_dirs(agent_dir, odek_dir)
+    check_given_dirs(agent_dir, odek_dir)
     run_build(BuildOptions(out, agent_dir or [], odek_dir or [], demo, jobs, strict, open_site, profile, not no_wait))
 
 
@@ -326,7 +329,7 @@ def watch_command(
     with imports_settled():
         from sitegen.cli.site import BuildOptions, run_watch
 
-    _check_given_dirs(agent_dir, odek_dir)
+    check_given_dirs(agent_dir, odek_dir)
     options = BuildOptions(out, agent_dir or [], odek_dir or [], demo, open_site=open_site, wait=not no_wait)
     run_watch(options, host, port)
 
@@ -347,21 +350,15 @@ def history_command(
     """Print the prompts you typed (omp and xcsh keep them in history.db), newest first."""
     from sitegen.cli.history import print_history
 
-    _check_given_dirs(agent_dir, None)
+    check_given_dirs(agent_dir, None)
     if not print_history(" ".join(query or []), given_agent_dirs(agent_dir), project=project, as_json=as_json):
         raise typer.Exit(1)
 
 
 # Its own module, so that commands added beside it merge without touching each other.
 app.command("stats")(user_errors(stats_command))
-
-
-def _check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:
-    """A folder named on the command line must exist: a typo would otherwise build an empty site."""
-    for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
-        for folder in given or []:
-            if not folder.expanduser().is_dir():
-                raise fail(f"Not a folder: {option} {folder}")
+app.command("search")(search_command)
+app.command("doctor")(doctor_command)
 
 
 def _export_target(output: Path | None, session: Path, inputs: list[Path], suffix: str = ".html") -> Path:
@@ -509,6 +506,9 @@ def _exit_now(done: SystemExit) -> NoReturn:
     except OSError:
         code = code or 120  # what Python exits with when it cannot flush its streams
     os._exit(code or 0)
+
+
+# Commands kept in modules of their own register themselves on app when imported.
 
 
 def main() -> None:

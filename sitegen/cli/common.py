@@ -6,14 +6,24 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from sitegen.cli.text import visible as _visible
 from sitegen.errors import SitegenError
 
-__all__ = ["fail", "given_agent_dirs", "open_in_browser", "pi_only", "resolve_argument", "user_errors"]
+__all__ = [
+    "AgentDirOption",
+    "OdekDirOption",
+    "check_given_dirs",
+    "fail",
+    "given_agent_dirs",
+    "open_in_browser",
+    "pi_only",
+    "resolve_argument",
+    "user_errors",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -86,3 +96,21 @@ def open_in_browser(path_or_url: str) -> None:
     import webbrowser  # only --open pays for its import
 
     webbrowser.open(url)
+
+
+AgentDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--agent-dir", help="An agent dir to read besides ~/.pi/agent, ~/.omp/agent, ~/.xcsh/agent."),
+]
+OdekDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--odek-dir", help="An odek session store besides ~/.odek/sessions."),
+]
+
+
+def check_given_dirs(agent_dir: list[Path] | None, odek_dir: list[Path] | None) -> None:
+    """A folder named on the command line must exist: a typo would otherwise build an empty site."""
+    for option, given in (("--agent-dir", agent_dir), ("--odek-dir", odek_dir)):
+        for folder in given or []:
+            if not folder.expanduser().is_dir():
+                raise fail(f"Not a folder: {option} {folder}")

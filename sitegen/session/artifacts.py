@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,13 +172,58 @@ def resolve_internal_url(url: str, dirs: Sequence[Path]) -> str:
     raise ArtifactError(f"Unsupported internal URL scheme: {scheme}://")
 
 
-def _listing(folder: Path) -> list[str] | None:
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """What references are looked up in: an artifacts folder's names, read once."""
+
+    names: frozenset[str]
+    artifacts: dict[str, str]  # artifact id as written in the name -> the first such name, sorted
+    available: tuple[int, ...]
+    outputs: tuple[str, ...]  # subagent output ids (<id>.md), sorted
+
+
+# Folder -> (its mtime when listed, the listing). A page or an export looks up thousands of
+# references in one folder of thousands of files: listing it for each took 20,000 getdents64 calls
+# (4 s of system time) for one 50 MB session. A changed folder has a new mtime and is listed again.
+_LISTINGS: dict[str, tuple[int, _Listing]] = {}
+# A folder changed within this many nanoseconds of its listing may change again within the same
+# mtime tick (coarse file systems): its listing is not kept.
+_RACY_NS = 2_000_000_000
+
+
+def _listing(folder: Path) -> _Listing | None:
+    """The folder's listing, from the cache while its mtime is what it was; None when it is missing."""
+    key = str(folder)
     try:
-        return sorted(os.listdir(folder))
+        mtime = os.stat(folder).st_mtime_ns
+    except (FileNotFoundError, NotADirectoryError):
+        _LISTINGS.pop(key, None)
+        return None
+    except OSError as error:
+        raise ArtifactError(f"Cannot read {folder}: {error.strerror}") from None
+    held = _LISTINGS.get(key)
+    if held is not None and held[0] == mtime:
+        return held[1]
+    try:
+        names = sorted(os.listdir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as error:
         raise ArtifactError(f"Cannot read {folder}: {error.strerror}") from None
+    artifacts: dict[str, str] = {}
+    for name in names:
+        match = _ARTIFACT_NAME.fullmatch(name)
+        if match is not None:
+            artifacts.setdefault(match.group(1), name)
+    listing = _Listing(
+        frozenset(names),
+        artifacts,
+        tuple(sorted({int(number) for number in artifacts})),
+        tuple(sorted({name[:-3] for name in names if name.endswith(".md")})),
+    )
+    if time.time_ns() - mtime > _RACY_NS:
+        _LISTINGS[key] = (mtime, listing)
+    return listing
 
 
 def _check_link(path: Path) -> None:
@@ -278,20 +324,17 @@ def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> Path:
     any_dir = False
     available: set[int] = set()
     for folder in dirs:
-        names = _listing(folder)
-        if names is None:
+        listing = _listing(folder)
+        if listing is None:
             continue
         any_dir = True
-        for name in names:
-            match = _ARTIFACT_NAME.fullmatch(name)
-            if match is None:
-                continue
-            if match.group(1) == artifact_id:
-                path = folder / name
-                if path.is_dir():
-                    raise ArtifactError(f"Artifact {artifact_id} resolved to a directory, not a file")
-                return path
-            available.add(int(match.group(1)))
+        name = listing.artifacts.get(artifact_id)
+        if name is not None:
+            path = folder / name
+            if path.is_dir():
+                raise ArtifactError(f"Artifact {artifact_id} resolved to a directory, not a file")
+            return path
+        available.update(listing.available)
     if not any_dir:
         raise ArtifactError("No artifacts directory found")
     listed = ", ".join(str(n) for n in sorted(available)) or "none"
@@ -311,9 +354,9 @@ def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) 
     by_path = path not in ("", "/")
     if by_path and q:
         raise ArtifactError("agent:// URL cannot combine path extraction with ?q=")
-    found = next((folder for folder, names in listings if f"{output_id}.md" in names), None)
+    found = next((folder for folder, listing in listings if f"{output_id}.md" in listing.names), None)
     if found is None:
-        ids = sorted({name[:-3] for _, names in listings for name in names if name.endswith(".md")})
+        ids = sorted({output for _, listing in listings for output in listing.outputs})
         raise ArtifactError(f"Not found: {output_id}. Available: {', '.join(ids) or 'none'}")
     text = _read_text(found / f"{output_id}.md")
     if not by_path and not q:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sitegen.fileio import remove_file, replace_file
 from sitegen.resources import resource_dir
+from sitegen.site.search.spec import spec_script
 
 __all__ = ["ASSETS_DIR", "folder_hash", "publish_assets", "remove_stale_assets"]
 
@@ -43,7 +44,17 @@ def publish_assets(site_dir: Path) -> dict[str, str]:
         if not path.exists():
             replace_file(path, data)
         published[source.name] = f"{ASSETS_DIR}/{name}"
+    # The search specification (static/search-spec.json) as a script: the page splits queries by it.
+    published["search-spec.js"] = _publish(target, "search-spec.js", spec_script())
     return published
+
+
+def _publish(target: Path, source_name: str, data: bytes) -> str:
+    stem, _, suffix = source_name.rpartition(".")
+    name = f"{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{suffix}"
+    if not (target / name).exists():
+        replace_file(target / name, data)
+    return f"{ASSETS_DIR}/{name}"
 
 
 def remove_stale_assets(site_dir: Path, published: dict[str, str]) -> None:

@@ -29,7 +29,9 @@ from sitegen.site.build.unreadable import write_unreadable
 from sitegen.site.pages.early import EARLY_MIN_JOBS, EarlyPages, LiveHooks
 from sitegen.site.pages.placeholders import INDEX_PAGES, write_placeholders
 from sitegen.site.pages.related import write_related
-from sitegen.site.search import SearchDocInfo, update_search_index
+from sitegen.site.search.fts import require_fts5
+from sitegen.site.search.index import SearchDocInfo, update_search_index
+from sitegen.site.search.store import prepare as prepare_search
 from sitegen.site.state.checkpoint import Checkpoints, sweep_temporaries
 from sitegen.site.state.jobs import (
     NEWEST_FIRST,
@@ -346,6 +348,9 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         sweep_temporaries(out)  # of writes a killed build never finished
     if active_journal() is None:
         undo_unfinished(out)  # a rebuild in `watch` that was killed: back to the site before it
+    require_fts5()  # the search index needs it: said before any page is rendered
+    # Made (or made again) here, before the workers that store entries in it start.
+    prepare_search(out)
     manifest = SiteManifest.load(out)
     templates_hash = folder_hash(resource_dir("templates"))
     static_hash = folder_hash(resource_dir("static"))
@@ -530,7 +535,7 @@ def _build_site(config: BuildConfig, on_progress: ProgressCallback | None, clock
         documents = search_documents(records)
         documents.update(prompts.documents)
         changed_documents = {*result.rendered, *indexed, *manifest.indexed, *prompts.indexed}
-        search = update_search_index(out, documents, changed_documents)
+        search = update_search_index(out, documents, changed_documents, workers)
         clock.leave()
         if search.missing:
             # Their cached search entries are gone (.sitegen/ deleted by hand): render them again.

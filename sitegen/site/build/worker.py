@@ -28,7 +28,7 @@ from sitegen.site.pages.analytics import record_activity
 from sitegen.site.pages.related import session_terms
 from sitegen.site.prompts.links import user_prompts
 from sitegen.site.prompts.session_prompts import typed_prompts
-from sitegen.site.search import extract_search_entries, has_search_entries, store_search_entries
+from sitegen.site.search.index import extract_search_entries, has_search_entries, store_search_entries
 from sitegen.site.state.jobs import (
     RenderJob,
     RenderOutcome,

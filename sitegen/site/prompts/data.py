@@ -13,10 +13,10 @@ from typing import Any
 import orjson
 
 from sitegen.fileio import replace_file
-from sitegen.site.search import (
+from sitegen.site.search.index import (
     SearchEntry,
     has_search_entries,
-    store_search_entries,
+    store_prompt_entries,
     stored_postings,
     term_shards,
 )
@@ -153,7 +153,7 @@ def build_segment(job: SegmentJob) -> tuple[list[str], list[Any], list[str]]:
         key = prompt_search_key(name)
         known = stored_postings(site_dir, key) if has_search_entries(site_dir, key) else None
         if known is None:
-            known = store_search_entries(site_dir, key, search_entries(orjson.loads(payload)))
+            known = store_prompt_entries(site_dir, key, search_entries(orjson.loads(payload)))
             indexed.append(key)
         postings.append(known)
     return names, merge_segment(site_dir, postings), indexed

@@ -34,7 +34,7 @@ from sitegen.site.prompts.data import (
 )
 from sitegen.site.prompts.rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.prompts.session_prompts import session_prompt_rows
-from sitegen.site.search import SearchDocInfo, has_search_entries
+from sitegen.site.search.index import SearchDocInfo, has_search_entries
 from sitegen.site.state.records import SessionRecord
 from sitegen.titles import clip, snippet
 

@@ -6,8 +6,11 @@ import base64
 import hashlib
 import os
 import re
+import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,20 @@ import orjson
 
 from sitegen.fileio import open_regular, remove_file, replace_file, replace_file_if_changed
 from sitegen.gcpause import collector_paused
-from sitegen.site.postings import Postings, encode_number, postings_of, tokenize
+from sitegen.site.search.postings import Postings, encode_number, postings_of, tokenize
+from sitegen.site.search.store import (
+    DB_FILE,
+    close_connections,
+    delete_documents,
+    drop_segments_from,
+    export_segment,
+    has_document,
+    record_segment,
+    segment_path,
+    segment_state,
+    store_document,
+    stored_documents,
+)
 from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Node, Transcript
 from sitegen.visible import visible
@@ -30,6 +46,7 @@ __all__ = [
     "extract_search_entries",
     "has_search_entries",
     "shard_bucket",
+    "store_prompt_entries",
     "store_search_entries",
     "stored_postings",
     "term_shards",
@@ -39,17 +56,18 @@ __all__ = [
 
 # <site>/search/ holds scripts that call window.sitegen.search.add(id, data) (static/search.js):
 #   index.js     sessions [title, project, page, [[entry count, snippet file], ...], context, time] and segments
-#                [[session numbers], bucket count, [term shard name per bucket]]
-#   t/<hash>.js  a term shard of one segment: {term: postings}, postings per session holding the term:
-#                slot in the segment, entry count, then (entry number delta, weight) pairs, as base64 digits
+#                [[session numbers], bucket count, [term shard name per bucket], weight digit per entry]
+#   t/<hash>.js  a term shard of one segment: {term: "3,17,40"}, the numbers of the segment's entries
+#                holding the term (its sessions' entries numbered from 1, one session after another)
 #   d/<hash>.js  snippet file: {"rows": [[entry id, kind, label], ...], "text": base64 of deflated JSON texts}
 # Files are named by content, so unchanged ones are never rewritten, and index.js, replaced last,
-# never names a missing file. <site>/.sitegen/search/ caches each session's postings, and the state.
+# never names a missing file. The shards are exported from the SQLite FTS5 database in
+# <site>/.sitegen/search/ (sitegen/site/search/store.py), which keeps every document's entries.
 SEARCH_DIR = "search"
 CACHE_DIR = ".sitegen/search"
-# Bump when the index layout changes: every segment is then rewritten from the caches.
-FORMAT = 1
-# Bump when the per-session cache changes: sessions with an older cache are then extracted again.
+# Bump when the index layout changes. 2: term shards and entry weights exported from SQLite FTS5.
+FORMAT = 2
+# Bump when the prompts' postings cache changes: chunks with an older cache are then read again.
 # 3: every word of an entry indexed, CJK text as character pairs. 4: and CJK characters alone.
 CACHE_FORMAT = 4
 # Characters of snippet text kept per entry kind (after collapsing whitespace). The index stores this
@@ -70,6 +88,8 @@ LABEL_LIMIT = 80
 # About this many sessions share a segment; one changed session rewrites only its segment's shards.
 SESSIONS_PER_SEGMENT = 16
 MAX_SEGMENTS = 64
+# Segments filled again at once (a first build) are shared among worker processes from this many.
+PARALLEL_SEGMENTS = 8
 # A segment's term shards are sized to about this; a query loads one shard per word per segment.
 SHARD_TARGET_BYTES = 48_000
 MAX_BUCKETS = 256
@@ -281,23 +301,30 @@ def _cache_path(site_dir: Path, key: str) -> Path:
 
 
 def stored_postings(site_dir: Path, key: str) -> dict[str, str] | None:
-    """A document's stored postings (store_search_entries), for an index of its own (the prompts page)."""
+    """A prompts chunk's stored postings (store_prompt_entries), for the Prompts page's own index."""
     cache = _load_cache(site_dir, key)
     return cache["postings"] if cache is not None else None
 
 
 def has_search_entries(site_dir: Path, key: str) -> bool:
-    """Whether a session's entries are stored (store_search_entries) for the next index update."""
-    return _cache_path(site_dir, key).is_file()
+    """Whether a document's entries are stored (store_search_entries) for the next index update."""
+    return has_document(site_dir, key)
 
 
-def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> dict[str, str]:
-    """Write a session's snippet files and its cached postings (in the worker that extracted them);
-    returns the postings. A session that only grew since its cache was written has only its new
-    entries read (postings_of).
+def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> None:
+    """Write a document's snippet files and replace its entries in the site's search database (in the
+    worker that extracted them). The next update_search_index exports the document's segment again;
+    nothing here is visible to readers until then, so a build stopped after this leaves the old index working."""
+    chunks = _chunks(site_dir, entries)
+    store_document(
+        site_dir, key, [entry.kind for entry in entries], [entry.terms or entry.text for entry in entries], chunks
+    )
 
-    The next update_search_index merges the cache into the session's segment; nothing here is visible
-    to readers until then, so a build stopped after this point leaves the old index working."""
+
+def store_prompt_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> dict[str, str]:
+    """store_search_entries, and the postings the Prompts page's own index is made of (cached beside
+    the database; a chunk that only grew has only its new entries read)."""
+    store_search_entries(site_dir, key, entries)
     path = _cache_path(site_dir, key)
     # The postings are hundreds of thousands of lists and strings without a cycle among them.
     with collector_paused():
@@ -305,7 +332,6 @@ def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry
     cache = {
         "format": CACHE_FORMAT,
         "key": key,
-        "chunks": _chunks(site_dir, entries),
         "postings": postings.terms,
         "entries": postings.entries,
         "digest": postings.digest,
@@ -315,7 +341,7 @@ def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry
 
 
 def _kept_postings(cache: Any, key: str) -> Postings | None:
-    """The postings a session's cache holds, if it is whole and of this layout (an edited or older
+    """The postings a chunk's cache holds, if it is whole and of this layout (an edited or older
     one is read again from the entries)."""
     if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("key") != key:
         return None
@@ -388,12 +414,49 @@ def term_shards(places: Iterable[tuple[int, Mapping[str, str]]], target_bytes: i
     return shards
 
 
-def _write_segment(site_dir: Path, caches: Sequence[dict[str, Any] | None]) -> list[Any]:
-    """Merge the sessions' cached postings into term shards: [bucket count, [shard name or "" per bucket]]."""
-    places = [(slot, cache["postings"]) for slot, cache in enumerate(caches) if cache is not None]
-    shards = term_shards(places, SHARD_TARGET_BYTES)
+def _write_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str]]) -> list[Any]:
+    """A segment's FTS5 table filled again and its vocabulary written as term shards of about
+    SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]. A shard maps each term to the
+    numbers of the segment's entries holding it ("3,17,40"; entries numbered from 1 in member order)."""
+    with collector_paused():
+        terms = export_segment(site_dir, number, members)
+    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
+    buckets = 1
+    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
+        buckets *= 2
+    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
+    for term, numbers in terms:
+        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
+        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = numbers
     folder = site_dir / SEARCH_DIR / "t"
-    return [len(shards), [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+    return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+
+
+def _shards_exist(site_dir: Path, shards: list[Any]) -> bool:
+    """Whether a segment's shard files are there (search/ may have been deleted by hand)."""
+    folder = site_dir / SEARCH_DIR / "t"
+    return all((folder / f"{name}.js").is_file() for name in shards[1] if name)
+
+
+def _write_segment_job(job: tuple[str, int, list[tuple[str, str]]]) -> list[Any]:
+    """_write_segment in a worker process (plain arguments: they pickle)."""
+    return _write_segment(Path(job[0]), job[1], job[2])
+
+
+@contextmanager
+def _segment_pool(jobs: int, work: int) -> Iterator[Executor | None]:
+    """Worker processes when many segments are filled again (a first build), else None."""
+    if work < PARALLEL_SEGMENTS or jobs <= 1:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    close_connections()  # not to be inherited: a connection must not cross a fork
+    # fork is cheapest, but unsafe once the live server's threads exist.
+    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+    with ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context) as pool:
+        yield pool
 
 
 def _remove_unlisted(folder: Path, keep: set[str]) -> None:
@@ -414,62 +477,74 @@ def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
 
 
 def update_search_index(
-    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = ()
+    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = (), jobs: int = 1
 ) -> SearchIndexResult:
     """Bring <site>/search/ up to date with the given sessions (every session of the site, by key).
 
-    `changed` names the sessions whose entries were stored again (store_search_entries) since the last
-    update; sessions no longer in `sessions` are dropped. Only segments holding a changed, new or
-    removed session are rewritten; index.js is replaced last, so until then the old index still works."""
+    Each segment whose members or their stored entries changed since it was exported (the
+    database's digests say so; `changed` is not needed) has its FTS5 table filled again and its
+    shards written; documents no longer in `sessions` are deleted. index.js is replaced last, so
+    until then the old index still works."""
+    del changed  # the stored digests say what changed, also after a build stopped half way
     result = SearchIndexResult()
-    changed = set(changed)
-    state_path = site_dir / CACHE_DIR / "state.json"
-    state = _load_json(state_path)
+    stored = stored_documents(site_dir)
     count = _segment_count(len(sessions))
-    if not isinstance(state, dict) or state.get("format") != FORMAT or state.get("count") != count:
-        state = {"segments": {}, "sessions": {}}
     keys = sorted(sessions)
-    members: dict[str, list[str]] = {}
+    members: dict[int, list[str]] = {}
     for key in keys:
-        members.setdefault(str(_segment_of(key, count)), []).append(key)
-    segments: dict[str, Any] = {}
-    chunks: dict[str, Any] = {}
-    for segment, segment_keys in members.items():
-        old = state["segments"].get(segment)
-        if old is not None and old["keys"] == segment_keys and not changed.intersection(segment_keys):
-            segments[segment] = old
-            chunks.update((key, state["sessions"].get(key, [])) for key in segment_keys)
-            continue
-        # The caches and their merge are many small objects, none of them in a cycle.
-        with collector_paused():
-            caches = [_load_cache(site_dir, key) for key in segment_keys]
-            shards = _write_segment(site_dir, caches)
-        for key, stored in zip(segment_keys, caches, strict=True):
-            chunks[key] = stored["chunks"] if stored is not None else []
-            if stored is None:
-                result.missing.append(key)
-        segments[segment] = {"keys": segment_keys, "shards": shards}
-        result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in segments[segment]["shards"][1] if name)
+        members.setdefault(_segment_of(key, count), []).append(key)
+    segments: dict[int, list[Any]] = {}
+    stale: dict[int, list[tuple[str, str]]] = {}
+    for number, segment_keys in sorted(members.items()):
+        held = [(key, stored[key].digest) for key in segment_keys if key in stored]
+        state = segment_state(site_dir, number)
+        if state is not None and [tuple(pair) for pair in state[0]] == held and _shards_exist(site_dir, state[1]):
+            segments[number] = state[1]
+        else:
+            stale[number] = held
+    with _segment_pool(jobs, len(stale)) as pool:
+        if pool is not None:
+            done = pool.map(_write_segment_job, [(str(site_dir), number, held) for number, held in stale.items()])
+        else:
+            done = (_write_segment(site_dir, number, held) for number, held in stale.items())
+        for (number, held), shards in zip(stale.items(), done, strict=True):
+            segments[number] = shards
+            record_segment(site_dir, number, held, shards)
+            result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in shards[1] if name)
+    result.missing.extend(key for key in keys if key not in stored)
+    drop_segments_from(site_dir, count)
+    for number in range(count):
+        if number not in members:
+            record_segment(site_dir, number, [], [1, [""]])
+    delete_documents(site_dir, sorted(set(stored) - set(sessions)))
 
     numbers = {key: number for number, key in enumerate(keys)}
+    chunks = {key: stored[key].chunks if key in stored else [] for key in keys}
     index = {
         "format": FORMAT,
         # [title, project, page, [[entry count, snippet file], ...], context, last activity ms] per
         # session, by key (context: the session a subagent page belongs to, else "")
         "sessions": [_session_row(sessions[key], chunks[key]) for key in keys],
-        # [[session numbers], bucket count, [term shard per bucket]] per segment
+        # [[session numbers], bucket count, [term shard per bucket], weight digit per entry] per segment
         "segments": [
-            [[numbers[key] for key in segments[s]["keys"]], *segments[s]["shards"]] for s in sorted(segments, key=int)
+            [
+                [numbers[key] for key in members[number] if key in stored],
+                *segments[number],
+                "".join(stored[key].weights for key in members[number] if key in stored),
+            ]
+            for number in sorted(members)
         ],
     }
     script = _script("index", orjson.dumps(index, option=orjson.OPT_SORT_KEYS))
     if replace_file_if_changed(site_dir / SEARCH_DIR / "index.js", script):
         result.written.append(f"{SEARCH_DIR}/index.js")
-    new_state = {"format": FORMAT, "count": count, "segments": segments, "sessions": chunks}
-    replace_file_if_changed(state_path, orjson.dumps(new_state, option=orjson.OPT_SORT_KEYS))
     # Only now does nothing refer to the files of replaced segments and sessions.
-    shard_names = {f"{name}.js" for segment in segments.values() for name in segment["shards"][1] if name}
+    shard_names = {f"{name}.js" for segment in segments.values() for name in segment[1] if name}
     _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
     _remove_unlisted(site_dir / SEARCH_DIR / "d", {f"{chunk[1]}.js" for listed in chunks.values() for chunk in listed})
-    _remove_unlisted(site_dir / CACHE_DIR, {_cache_name(key) for key in keys} | {"state.json"})
+    databases = [Path(DB_FILE).name, *(segment_path(site_dir, number).name for number in range(count))]
+    kept = {_cache_name(key) for key in keys} | {
+        f"{name}{end}" for name in databases for end in ("", "-wal", "-shm", "-journal")
+    }
+    _remove_unlisted(site_dir / CACHE_DIR, kept)
     return result

@@ -11,34 +11,47 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
-__all__ = ["KIND_WEIGHT", "MAX_TOKEN", "Indexed", "Postings", "encode_number", "postings_of", "tokenize"]
+from sitegen.site.search.spec import cjk_class, spec
+
+__all__ = [
+    "KIND_WEIGHT",
+    "MAX_TOKEN",
+    "MIN_TOKEN",
+    "Indexed",
+    "Postings",
+    "encode_number",
+    "lower",
+    "postings_of",
+    "tokenize",
+]
 
 # Tokens longer than this are hashes, base64 or minified code: nobody types them.
-MAX_TOKEN = 32
+MAX_TOKEN: int = spec()["token_max"]
+# Shorter tokens (one letter or digit) match too much to be worth a posting; a CJK character is a word.
+MIN_TOKEN: int = spec()["token_min"]
 # BM25 term-frequency saturation, folded into each posting at build time with a fixed average length
 # (the corpus-wide average would change with every session and force rewriting every shard); 100 tokens
 # is about the average entry of bench/corpus.py's sessions.
-BM25_K1 = 1.2
-BM25_B = 0.75
-AVERAGE_TOKENS = 100
+BM25_K1: float = spec()["bm25_k1"]
+BM25_B: float = spec()["bm25_b"]
+AVERAGE_TOKENS: int = spec()["average_tokens"]
 # How much a match counts by where it is: what the user wrote ranks above what tools printed.
-KIND_WEIGHT = {"user": 2.0, "prompt": 2.0, "summary": 1.4, "assistant": 1.0, "custom": 0.8, "shell": 0.8, "tool": 0.6}
+KIND_WEIGHT: dict[str, float] = spec()["kind_weight"]
 # Posting weights are stored as integers 1..31: one character each in the index.
-WEIGHT_SCALE = 7.0
+WEIGHT_SCALE: float = spec()["weight_scale"]
 
 # A token is a whole run of letters and digits (underscores split identifiers), 2 to MAX_TOKEN long;
 # except that Chinese, Japanese and Korean text, written without spaces, is cut into overlapping
 # pairs of characters (a lone one stays whole), so a word inside a sentence can be found; entries are
 # also indexed by each such character alone, for one-character words.
 _RUN = re.compile(r"[^\W_]+")
-_CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
+_CJK_CHARACTERS = cjk_class()
 # Text with no letter or digit beyond ASCII is tokenised as bytes: letters lowercased and every byte
 # that is not [a-z0-9] (punctuation, and each byte of a non-ASCII character: dashes, arrows, box
 # drawing, the snippets' "…") a space, in one translate.
 _TOKEN_BYTES = bytes(
     byte + 32 if 65 <= byte <= 90 else byte if 48 <= byte <= 57 or 97 <= byte <= 122 else 32 for byte in range(256)
 )
-_ONE_CHARACTER = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Base64 digits for the variable-length numbers of the postings (5 bits per digit, 32 = "more follows").
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -46,7 +59,7 @@ _DIGIT_VALUES = {digit: value for value, digit in enumerate(_DIGITS)}
 
 
 class Indexed(Protocol):
-    """What the postings read of an entry (sitegen.site.search.SearchEntry)."""
+    """What the postings read of an entry (sitegen.site.search.index.SearchEntry)."""
 
     @property
     def kind(self) -> str: ...  # a key of KIND_WEIGHT
@@ -69,6 +82,16 @@ class Postings:
     digest: str
 
 
+_FOLDS = str.maketrans(spec()["folds"])
+
+
+def lower(text: str) -> str:
+    """Text lowercased as the index folds it: str.lower, then the specification's folds (a final
+    sigma is a sigma, as SQLite's unicode61 has it)."""
+    lowered = text.lower()
+    return lowered if lowered.isascii() else lowered.translate(_FOLDS)
+
+
 @cache
 def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """A CJK character, and runs of them kept by split(): compiled when first needed (their Unicode
@@ -80,12 +103,12 @@ def _run_terms(run: str, singles: bool) -> Iterator[str]:
     """The terms of one run of letters and digits (already lowercased); with singles, each character
     of a CJK run also alone."""
     if run.isascii():
-        if 2 <= len(run) <= MAX_TOKEN:
+        if MIN_TOKEN <= len(run) <= MAX_TOKEN:
             yield run
         return
     cjk, cjk_split = _cjk_patterns()
     if not cjk.search(run):
-        if 2 <= len(run) <= MAX_TOKEN:
+        if MIN_TOKEN <= len(run) <= MAX_TOKEN:
             yield run
         return
     for number, piece in enumerate(cjk_split.split(run)):
@@ -96,7 +119,7 @@ def _run_terms(run: str, singles: bool) -> Iterator[str]:
                 yield from (piece[start : start + 2] for start in range(len(piece) - 1))
                 if singles:
                     yield from piece
-        elif 2 <= len(piece) <= MAX_TOKEN:
+        elif MIN_TOKEN <= len(piece) <= MAX_TOKEN:
             yield piece
 
 
@@ -109,13 +132,13 @@ def tokenize(text: str) -> list[str]:
     CJK text as overlapping character pairs (a lone character whole).
 
     This is how a query is split: static/search.js splits queries and titles the same way."""
-    return _lowered_terms(text.lower())
+    return _lowered_terms(lower(text))
 
 
 def _indexed_terms(text: str) -> list[str]:
     """What an entry is indexed by: tokenize(text), and each character of a CJK run alone too, so a
     one-character word (锁, 写) is found inside a sentence; a longer query is looked up by its pairs."""
-    return _lowered_terms(text.lower(), singles=True)
+    return _lowered_terms(lower(text), singles=True)
 
 
 def _term_counts(text: str) -> Counter[str]:
@@ -125,13 +148,11 @@ def _term_counts(text: str) -> Counter[str]:
     else:
         for char in set(_NON_ASCII.findall(text)):
             if char.isalnum():  # a letter or digit beyond ASCII: the general path
-                return Counter(_lowered_terms(text.lower(), singles=True))
+                return Counter(_lowered_terms(lower(text), singles=True))
         data = text.encode("utf-8", "surrogatepass")
     counts = Counter(data.translate(_TOKEN_BYTES).decode("ascii").split())
-    for token in counts.keys() & _ONE_CHARACTER:
-        del counts[token]
-    if counts and max(map(len, counts)) > MAX_TOKEN:
-        for token in [token for token in counts if len(token) > MAX_TOKEN]:
+    if counts and not MIN_TOKEN <= min(map(len, counts)) <= max(map(len, counts)) <= MAX_TOKEN:
+        for token in [token for token in counts if not MIN_TOKEN <= len(token) <= MAX_TOKEN]:
             del counts[token]
     return counts
 
