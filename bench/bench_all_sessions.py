@@ -16,9 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sitegen.site.assets import publish_assets  # noqa: E402
-from sitegen.site.indexes import IndexWriter  # noqa: E402
-from sitegen.site.records import SessionRecord  # noqa: E402
+from sitegen.site.build.assets import publish_assets  # noqa: E402
+from sitegen.site.pages.indexes import IndexWriter  # noqa: E402
+from sitegen.site.state.records import SessionRecord  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

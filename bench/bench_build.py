@@ -38,7 +38,7 @@ GOAL_PEAK_MB = 300.0
 GOAL_NOOP_S = 0.2
 GOAL_CHANGED_S = 0.3
 GOAL_WATCH_S = 0.5
-# The live server's event stream (sitegen/site/serve.py EVENTS_URL).
+# The live server's event stream (sitegen/site/live/serve.py EVENTS_URL).
 EVENTS_URL = "/__sitegen__/events"
 WATCH_SAMPLES = 5
 WATCH_TIMEOUT_S = 20.0
@@ -501,7 +501,7 @@ def profile(step: str, jobs: int) -> None:
     import pstats
 
     sys.path.insert(0, str(ROOT))
-    from sitegen.site.build import BuildConfig, build_site
+    from sitegen.site.build.pipeline import BuildConfig, build_site
 
     agent, site = OUT / "build" / "agent", OUT / "build" / "site"
     if not agent.exists():

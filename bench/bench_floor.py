@@ -4,7 +4,7 @@ nothing else, on bench_build's corpus, beside pi-transcript `--all` measured in 
 What it times (in this process, the collector off, best of --runs each): starting Python and importing
 the build, reading and hashing every session file, parsing every line with orjson, the search index
 as the build makes it in SQLite FTS5 (every entry's text stored per document, then every segment's
-FTS5 table filled and its vocabulary exported: sitegen/site/search_store.py), compressing the
+FTS5 table filled and its vocabulary exported: sitegen/site/search/store.py), compressing the
 snippets, escaping and encoding every entry's text, and writing it in one file per session and
 subagent page. No highlighting, markdown, templates, models, related lists or stats: a build cannot
 cost less than this. The old Python postings (tokenising and counting in C, one Python step per term
@@ -35,9 +35,10 @@ CORES = 2
 sys.path.insert(0, str(ROOT))
 
 from sitegen.session.artifacts import subagent_transcripts  # noqa: E402
-from sitegen.site import search, search_store  # noqa: E402
-from sitegen.site.postings import _term_counts, postings_of  # noqa: E402
-from sitegen.site.search import SearchEntry, extract_search_entries  # noqa: E402
+from sitegen.site.search import index as search  # noqa: E402
+from sitegen.site.search import store as search_store  # noqa: E402
+from sitegen.site.search.index import SearchEntry, extract_search_entries  # noqa: E402
+from sitegen.site.search.postings import _term_counts, postings_of  # noqa: E402
 from sitegen.transcript.load import load_transcript  # noqa: E402
 
 
@@ -73,7 +74,9 @@ def _start_cpu(runs: int) -> float:
     times = []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-c", "import sitegen.site.build"], check=True, env=child_env(Path.home()))
+        subprocess.run(
+            [sys.executable, "-c", "import sitegen.site.build.pipeline"], check=True, env=child_env(Path.home())
+        )
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         times.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return min(times)

@@ -18,8 +18,8 @@ OUT = HERE / "out"
 sys.path.insert(0, str(ROOT))
 
 from sitegen.history.writer import OMP18_SCHEMA, HistoryRow, add_prompt  # noqa: E402
-from sitegen.site import prompts  # noqa: E402
-from sitegen.site.build import BuildConfig, build_site  # noqa: E402
+from sitegen.site.build.pipeline import BuildConfig, build_site  # noqa: E402
+from sitegen.site.prompts import page as prompts  # noqa: E402
 
 # The goal: 100,000 prompts build in under 2 s.
 GOAL_COLD_S = 2.0
@@ -135,7 +135,7 @@ def watch_figures(site: Path, agent: Path, jobs: int | None, turns: int) -> None
     import subprocess
     import urllib.request
 
-    from sitegen.site.watch import LiveSite
+    from sitegen.site.live.watch import LiveSite
 
     config = BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=jobs)
     seconds = []

@@ -20,7 +20,7 @@ TIMEOUT_MS = 120_000
 
 # Each tool's page: when its scripts answer, its find, its last tree row, its "user only" filter.
 _READY = {
-    "sitegen": "() => !!(window.sitegenPage && window.sitegenTree)",
+    "sitegen": "() => !!(window.sitegen.page && window.sitegen.tree)",
     "pi": "() => document.readyState !== 'loading' && !!document.querySelector('#tree-container .tree-node')",
 }
 _FILTER = {"sitegen": 'button.filter[data-filter="user"]', "pi": '.filter-btn[data-filter="user-only"]'}

@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 GOAL_FIRST_S = 1.0  # the home page and the newest sessions' pages, from start
-# The home page lists this many newest sessions (sitegen.site.jobs.NEWEST_FIRST).
+# The home page lists this many newest sessions (sitegen.site.state.jobs.NEWEST_FIRST).
 RECENT = 20
 POLL_S = 0.01
 TIMEOUT_S = 600.0

@@ -1,5 +1,6 @@
 /* sitegen All sessions page: every session of the site, newest first, filtered by words, and drawn a
    page of rows at a time as the reader scrolls (2,000 sessions never cost 2,000 rows at once). */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -8,7 +9,7 @@
   var input = doc.getElementById("all-filter");
   var count = doc.getElementById("all-count");
   var more = doc.getElementById("all-more");
-  if (!table || !input || !window.sitegenSessions) {
+  if (!table || !input || !window.sitegen.sessions) {
     return;
   }
   var PAGE = 100;
@@ -108,7 +109,7 @@
     count.textContent = words.length ? matches.length.toLocaleString("en") + " of " + total + " sessions" : total + " sessions";
   }
 
-  window.sitegenSessions.load(table.getAttribute("data-src")).then(function (list) {
+  window.sitegen.sessions.load(table.getAttribute("data-src")).then(function (list) {
     sessions = list;
     matches = list;
     drawn = body.rows.length;

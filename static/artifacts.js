@@ -1,5 +1,6 @@
 /* sitegen session page: a tool output too big for a site page is in a script beside it, loaded the first
    time its section is opened (a script tag, so it works from file:// too). */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -7,7 +8,7 @@
   var waiting = new Map();
 
   // Each output's script calls this with the output's URL and its rendered HTML.
-  window.sitegenArtifact = function (key, html) {
+  window.sitegen.artifact = function (key, html) {
     var sections = waiting.get(key) || [];
     waiting.delete(key);
     for (var i = 0; i < sections.length; i++) {

@@ -2,6 +2,7 @@
    only scans, so the page shows and answers at once. The chunks go into the page in the background, and
    at once where the reader goes: a link or tree row (its own chunk), find (those holding a match) and
    print (all of them). */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -148,7 +149,7 @@
     window.addEventListener("beforeprint", all);
   }
 
-  window.sitegenChunks = {
+  window.sitegen.chunks = {
     links: links,
     plainText: plainText,
     ensure: ensure,

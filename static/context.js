@@ -3,12 +3,13 @@
    (button or c) shows only what build_session_context returns at the shown leaf, by the rules of the
    agent that wrote the file (body data-rules): the compaction summary first, then the kept and later
    messages; for omp 18 also its notes first, and without the tool calls no result answers. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
   var body = doc.body;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var button = doc.getElementById("toggle-context");
   if (!page) {
     return;
@@ -168,8 +169,8 @@
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", toggle);
   }
-  if (window.sitegenKeys) {
-    window.sitegenKeys.add("c", "Show only what the model saw (the model's view)", toggle);
+  if (window.sitegen.keys) {
+    window.sitegen.keys.add("c", "Show only what the model saw (the model's view)", toggle);
   }
   // A long page's later entries arrive as it goes: mark them a moment after a burst of them is in.
   var again = 0;

@@ -1,11 +1,12 @@
 /* sitegen session page: a copy button on every code block, tool command, argument list, input and output
    (the whole text, folded part included), and "copy as Markdown" on every message. The buttons carry no
    text of their own (CSS draws their label), so find, the outline and selections never see them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var conversation = doc.getElementById("conversation");
   if (!page || !conversation) {
     return;
@@ -290,5 +291,5 @@
     });
   });
 
-  window.sitegenCopy = { markdownOf: messageMarkdown, decorate: decorate };
+  window.sitegen.copy = { markdownOf: messageMarkdown, decorate: decorate };
 })();

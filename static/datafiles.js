@@ -1,7 +1,8 @@
 /* sitegen index pages: the data files that the search and the Prompts page load as script tags (which
-   work from file://, where fetch does not), and the postings written in them (sitegen/site/search.py's
+   work from file://, where fetch does not), and the postings written in them (sitegen/site/search/index.py's
    encoding: base-64 digits of 5 bits, 32 meaning "more follows"). Loaded before search-index.js and
    prompts.js. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -75,5 +76,5 @@
     }
   }
 
-  window.sitegenData = { loader: loader, eachPosting: eachPosting };
+  window.sitegen.data = { loader: loader, eachPosting: eachPosting };
 })();

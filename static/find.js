@@ -1,4 +1,5 @@
 /* sitegen session page: find in page, over the shown entries, collapsed parts included. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -181,8 +182,8 @@
     var pattern = new RegExp(escapeRegExp(query), "gi");
     // A long page puts its later entries in as it goes: those not in yet that hold a match come in now
     // (and make the index stale); the rest cannot match.
-    if (window.sitegenChunks && !window.sitegenChunks.complete()) {
-      window.sitegenChunks.withText(new RegExp(escapeRegExp(query), "i"));
+    if (window.sitegen.chunks && !window.sitegen.chunks.complete()) {
+      window.sitegen.chunks.withText(new RegExp(escapeRegExp(query), "i"));
     }
     if (findIndex === null) {
       findIndex = buildIndex();
@@ -266,7 +267,7 @@
       selection.removeAllRanges();
       selection.addRange(range);
     }
-    window.sitegenPage.scrollSettled(function () {
+    window.sitegen.page.scrollSettled(function () {
       return range.getBoundingClientRect().top - window.innerHeight / 3;
     });
     setStatus(currentMatch + 1 + " of " + matches.length);

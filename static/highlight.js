@@ -2,6 +2,7 @@
    lexer's name in data-lang), and this colours it when its entry comes near the view, with the rules of
    the same pygments lexer the server uses (script.sitegen-lexer, written by lexer_tables.py): the reader
    sees what the server would have written, and the page is written twice as fast. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -249,5 +250,5 @@
     colourWithin(conversation);
   });
 
-  window.sitegenHighlight = { within: colourWithin };
+  window.sitegen.highlight = { within: colourWithin };
 })();

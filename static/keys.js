@@ -1,4 +1,5 @@
 /* sitegen session page: keyboard shortcuts. One listener for every module; "?" lists the keys. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -78,5 +79,5 @@
     }
   });
 
-  window.sitegenKeys = { add: add, isTyping: isTyping };
+  window.sitegen.keys = { add: add, isTyping: isTyping };
 })();

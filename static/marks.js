@@ -1,5 +1,6 @@
 /* sitegen session page: the words of a site search (?q=) marked where the reader lands, with n and N
    stepping between the marks, opening folded parts on the way, and a button to clear them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -11,7 +12,7 @@
   } catch (error) {
     query = "";
   }
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   if (!conversation || !page || !query.trim()) {
     return;
   }
@@ -236,11 +237,11 @@
     doc.dispatchEvent(new Event("sitegen:view"));
   }
 
-  if (window.sitegenKeys) {
-    window.sitegenKeys.add("n", "Next word of the search that opened this page", function () {
+  if (window.sitegen.keys) {
+    window.sitegen.keys.add("n", "Next word of the search that opened this page", function () {
       step(1);
     });
-    window.sitegenKeys.add("N", "Previous word of that search", function () {
+    window.sitegen.keys.add("N", "Previous word of that search", function () {
       step(-1);
     });
   }

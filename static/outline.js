@@ -1,17 +1,18 @@
 /* sitegen session page: the prompt outline. One link per user prompt of the shown branch, with the
    tool calls, tokens and cost of its turn; j and k step between prompts; the turn in view is marked. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var outline = doc.getElementById("outline");
   var list = outline ? outline.querySelector("ol.outline") : null;
   var tab = doc.getElementById("tab-outline");
   if (!page || !list) {
     return;
   }
-  var format = window.sitegenFormat;
+  var format = window.sitegen.format;
   var turns = [];
   var turnOf = new Map();
   var markedTurn = -1;
@@ -19,7 +20,7 @@
 
   function promptText(entry, id) {
     // A long page makes the rows it has not drawn yet from their markup (treerows.js).
-    var treeRows = window.sitegenTreeRows;
+    var treeRows = window.sitegen.treeRows;
     var row = page.rowById.get(id) || (treeRows && treeRows.indexOf(id) >= 0 ? treeRows.element(treeRows.indexOf(id)) : null);
     if (row) {
       var link = row.querySelector("a");
@@ -206,8 +207,8 @@
     }
     event.preventDefault();
     page.openFromTree(link.getAttribute("data-id"));
-    if (window.sitegenTree && window.matchMedia("(max-width: 900px)").matches) {
-      window.sitegenTree.setDrawer(false);
+    if (window.sitegen.tree && window.matchMedia("(max-width: 900px)").matches) {
+      window.sitegen.tree.setDrawer(false);
     }
   });
 
@@ -221,11 +222,11 @@
   doc.addEventListener("sitegen:inview", function () {
     mark(turnInView());
   });
-  if (window.sitegenKeys) {
-    window.sitegenKeys.add("j", "Next prompt", function () {
+  if (window.sitegen.keys) {
+    window.sitegen.keys.add("j", "Next prompt", function () {
       go(1);
     });
-    window.sitegenKeys.add("k", "Previous prompt", function () {
+    window.sitegen.keys.add("k", "Previous prompt", function () {
       go(-1);
     });
   }

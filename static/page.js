@@ -1,6 +1,7 @@
 /* sitegen session page, the core: entries and their paths, branch switching, deep links, filters,
    folding, copy links and print. Feature modules (tree, outline, context, find, images) use
-   window.sitegenPage and the events it sends: sitegen:view, sitegen:path, sitegen:open, sitegen:inview. */
+   window.sitegen.page and the events it sends: sitegen:view, sitegen:path, sitegen:open, sitegen:inview. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -38,7 +39,7 @@
   // Entries and tool results: the elements with a parent link; their ids are "entry-" + entry id.
   // A long page holds only its first entries at first (chunks.js); its links name every entry.
   var entryEls = conversation ? conversation.querySelectorAll("[data-parent]") : [];
-  var chunks = window.sitegenChunks || null;
+  var chunks = window.sitegen.chunks || null;
   var links = chunks && chunks.links;
   for (var i = 0; i < entryEls.length; i++) {
     entryById.set(entryIdOf(entryEls[i]), entryEls[i]);
@@ -376,7 +377,7 @@
     toolsButton.setAttribute("aria-pressed", "false");
   }
 
-  var keys = window.sitegenKeys;
+  var keys = window.sitegen.keys;
   if (keys) {
     keys.add("t", "Open or close every thinking block", function () {
       if (thinkingButton) {
@@ -538,7 +539,7 @@
   );
 
   // The page's core, for the feature modules.
-  window.sitegenPage = {
+  window.sitegen.page = {
     copyText: copyText,
     scrollSettled: scrollSettled,
     scrollToElement: scrollToElement,

@@ -2,12 +2,13 @@
    their titles and opens the chosen one with Enter; on a session page, ] and [ go to the next and
    previous session of its project, in the project page's order. Only on the site's pages (body
    data-site names the site's root): an exported page has no site to go to. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
   var site = doc.body.getAttribute("data-site");
-  if (site === null || !window.sitegenSessions) {
+  if (site === null || !window.sitegen.sessions) {
     return;
   }
   var SHOWN = 50;
@@ -19,7 +20,7 @@
   var chosen = 0;
 
   function load() {
-    return window.sitegenSessions.load(dataUrl);
+    return window.sitegen.sessions.load(dataUrl);
   }
 
   function pageUrl(item) {
@@ -204,7 +205,7 @@
 
   // ---- Next and previous session of this project (session pages) ----
 
-  var keys = window.sitegenKeys;
+  var keys = window.sitegen.keys;
   if (!keys || !doc.getElementById("conversation")) {
     return;
   }

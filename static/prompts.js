@@ -1,4 +1,5 @@
 /* Prompts page: filter every prompt as you type (words, project, dates) and show them as you scroll. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -16,9 +17,9 @@
   var indexUrl = form.getAttribute("data-index");
   var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1);
 
-  // Must match sitegen/site/search.py (terms, shard buckets, postings) and sitegen/site/prompts.py;
+  // Must match sitegen/site/search/index.py (terms, shard buckets, postings) and sitegen/site/prompts/page.py;
   // token lengths, CJK ranges and case folds come from static/search-spec.json (assets/search-spec.js).
-  var SPEC = window.sitegenSearchSpec;
+  var SPEC = window.sitegen.searchSpec;
   var RUN = /[\p{L}\p{N}]+/gu;
   var CJK_CHARACTERS = SPEC.cjk_ranges
     .map(function (range) {
@@ -26,7 +27,6 @@
     })
     .join("");
   var FOLDED = new RegExp("[" + Object.keys(SPEC.folds).join("") + "]", "gu");
-  var CJK = new RegExp("[" + CJK_CHARACTERS + "]", "u");
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var FOLD_LINES = 6;
   var FOLD_CHARS = 600;
@@ -34,11 +34,11 @@
   var BATCH = 100;
   var DEBOUNCE_MS = 80;
 
-  // ---- Data scripts: each calls window.sitegenPrompts.add(id, data) (no fetch: works from file://) ----
+  // ---- Data scripts: each calls window.sitegen.prompts.add(id, data) (no fetch: works from file://) ----
 
-  var files = window.sitegenData.loader();
+  var files = window.sitegen.data.loader();
   var load = files.load;
-  window.sitegenPrompts = { add: files.add };
+  window.sitegen.prompts = { add: files.add };
 
   function loadChunk(index, number) {
     var name = index.chunks[number];
@@ -116,7 +116,7 @@
   // Postings of a term in one segment: chunk place, entry count, then (entry delta, weight) pairs.
   function decode(code, segmentNumber, index, into) {
     // The weight is not used: the page keeps time order, it does not rank.
-    window.sitegenData.eachPosting(code, function (place, entry) {
+    window.sitegen.data.eachPosting(code, function (place, entry) {
       into.add((segmentNumber * index.segment + place) * index.size + entry - 1);
     });
   }

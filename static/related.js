@@ -1,8 +1,9 @@
 /* Fills the "Related sessions" panel of a site page from its <page>.related.js data file. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
   // The data file calls this with [{title, url, project}], URLs relative to the page.
-  window.sitegenRelated = function (items) {
+  window.sitegen.related = function (items) {
     var panel = document.getElementById("related");
     if (!panel || !Array.isArray(items) || items.length === 0) {
       return;

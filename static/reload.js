@@ -1,5 +1,6 @@
 // sitegen watch: reload this page when a rebuild changes it, keeping the scroll position and the shown branch.
 // The server adds this script to pages while serving them; built files never contain it.
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -95,7 +96,7 @@
       // After the page script's own jump to the fragment, which also runs at load.
       window.requestAnimationFrame(function () {
         var root = document.documentElement;
-        var page = window.sitegenPage;
+        var page = window.sitegen.page;
         if (page && page.scrollSettled) {
           // The session page's settling scroll: it also cancels the page's own, still running
           // jump to an #entry- fragment, and holds while off-screen entries get their heights.

@@ -1,5 +1,6 @@
 /* Site search, the index: loads its data scripts on demand (works from file://), splits text as
-   sitegen/site/search.py does, ranks entries by BM25 and reads their snippets; search.js shows them. */
+   sitegen/site/search/index.py does, ranks entries by BM25 and reads their snippets; search.js shows them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -10,8 +11,8 @@
   var base = form.getAttribute("data-index") || "search/";
 
   // Token lengths, CJK ranges and weights come from static/search-spec.json (assets/search-spec.js),
-  // the one specification sitegen/site/postings.py and the SQLite index follow too.
-  var SPEC = window.sitegenSearchSpec;
+  // the one specification sitegen/site/search/postings.py and the SQLite index follow too.
+  var SPEC = window.sitegen.searchSpec;
   var RUN = /[\p{L}\p{N}]+/gu;
   var MIN_TOKEN = SPEC.token_min;
   var MAX_TOKEN = SPEC.token_max;
@@ -26,7 +27,7 @@
   var CJK_SPLIT = new RegExp("([" + CJK_CHARACTERS + "]+)", "u");
   var TRAILING_WORD = /[\p{L}\p{N}]$/u;
   var WEIGHT_SCALE = SPEC.weight_scale;
-  // An entry's weight is one of these digits (1..31), as sitegen/site/search_store.py writes them.
+  // An entry's weight is one of these digits (1..31), as sitegen/site/search/store.py writes them.
   var WEIGHT_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef";
   // A session whose title matches but no entry does is listed itself, like a short user message.
   var TITLE_WEIGHT = 3;
@@ -49,13 +50,13 @@
     custom: "custom message"
   };
 
-  // ---- Loading data scripts: each calls window.sitegenSearch.add(id, data) ----
+  // ---- Loading data scripts: each calls window.sitegen.search.add(id, data) ----
 
-  var files = window.sitegenData.loader();
+  var files = window.sitegen.data.loader();
 
-  window.sitegenSearch = {
+  window.sitegen.search = {
     add: files.add,
-    // Exposed so the tests can check they split text exactly as sitegen/site/search.py does.
+    // Exposed so the tests can check they split text exactly as sitegen/site/search/index.py does.
     tokens: tokens,
     indexTerms: indexTerms,
     bucket: bucket
@@ -145,7 +146,7 @@
     });
   }
 
-  // Lowercased as the index folds text (sitegen/site/postings.py lower): the specification's folds after.
+  // Lowercased as the index folds text (sitegen/site/search/postings.py lower): the specification's folds after.
   var FOLDS = SPEC.folds;
   var FOLDED = new RegExp("[" + Object.keys(FOLDS).join("") + "]", "gu");
 
@@ -167,14 +168,14 @@
     return out;
   }
 
-  // How a query is split (sitegen/site/search.py tokenize).
+  // How a query is split (sitegen/site/search/index.py tokenize).
   function tokens(text) {
     return terms(text, true, false).map(function (term) {
       return term.text;
     });
   }
 
-  // What an entry or a title is indexed by (sitegen/site/search.py _indexed_terms).
+  // What an entry or a title is indexed by (sitegen/site/search/index.py _indexed_terms).
   function indexTerms(text) {
     return terms(text, true, true).map(function (term) {
       return term.text;
@@ -503,7 +504,7 @@
     return paragraph;
   }
 
-  window.sitegenSearchIndex = {
+  window.sitegen.searchIndex = {
     load: loadIndex,
     parseQuery: parseQuery,
     run: run,

@@ -1,9 +1,10 @@
 /* Search page: the query, its filters (project, dates, role) and the results, paged without a cap;
    each result opens its session at the entry with the query's words marked. search-index.js ranks. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
-  var engine = window.sitegenSearchIndex;
+  var engine = window.sitegen.searchIndex;
   var form = document.getElementById("search-form");
   if (!form || !engine) {
     return;

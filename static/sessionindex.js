@@ -1,6 +1,7 @@
 /* sitegen site: the list of every session (sessions.js at the site's root, written by
-   sitegen/site/all_sessions.py), loaded as a script so that it works from file:// as over HTTP. Used by
+   sitegen/site/pages/all_sessions.py), loaded as a script so that it works from file:// as over HTTP. Used by
    the All sessions page, the palette (Ctrl+K) and the next/previous session keys. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
@@ -12,7 +13,7 @@
       return pending;
     }
     pending = new Promise(function (resolve, reject) {
-      window.sitegenSessionIndex = function (data) {
+      window.sitegen.sessionIndex = function (data) {
         var columns = data[0];
         resolve(
           data[1].map(function (row) {
@@ -35,5 +36,5 @@
     return pending;
   }
 
-  window.sitegenSessions = { load: load };
+  window.sitegen.sessions = { load: load };
 })();

@@ -1,10 +1,11 @@
 /* sitegen session page: the totals of the shown branch (messages, tool calls, tokens, cost), kept in
    step with branch switches. Figures are formatted as sitegen/render/page.py formats them. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var defaultLeaf = doc.body.getAttribute("data-default-leaf") || "";
 
   function groupThousands(count) {
@@ -87,7 +88,7 @@
   }
 
   // The outline formats its figures the same way.
-  window.sitegenFormat = { tokens: formatTokens, thousands: groupThousands };
+  window.sitegen.format = { tokens: formatTokens, thousands: groupThousands };
 
   if (page && statCells.length) {
     doc.addEventListener("sitegen:path", function (event) {

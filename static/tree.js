@@ -2,19 +2,20 @@
    follows the view filters and the reading position; branch links switch branches; tabs and the
    phone drawer show one panel at a time. A long page's rows are drawn a window at a time (treerows.js):
    the filtering below then works on its records, not on elements. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
   var body = doc.body;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var sidebar = doc.getElementById("sidebar");
   var treeNav = doc.getElementById("tree");
   if (!page || !sidebar || !treeNav) {
     return;
   }
   // A long page's rows (treerows.js), else the rows in the page.
-  var virtualRows = window.sitegenTreeRows || null;
+  var virtualRows = window.sitegen.treeRows || null;
   var rows = virtualRows ? null : treeNav.querySelectorAll("li[data-id]");
   var rowCount = virtualRows ? virtualRows.count : rows.length;
   var search = doc.getElementById("tree-search");
@@ -307,5 +308,5 @@
     virtualRows.show(startRows);
   }
 
-  window.sitegenTree = { selectTab: selectTab, setDrawer: setDrawer };
+  window.sitegen.tree = { selectTab: selectTab, setDrawer: setDrawer };
 })();

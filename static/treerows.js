@@ -1,11 +1,12 @@
 /* sitegen session page: a long page's tree rows, drawn a window at a time. The page holds the first rows;
    the rest come as raw text (one row's markup a line), and only the rows near the sidebar's view are in
    the page: laying out tens of thousands of rows was most of what opening the page cost. */
+window.sitegen = window.sitegen || {};
 (function () {
   "use strict";
 
   var doc = document;
-  var page = window.sitegenPage;
+  var page = window.sitegen.page;
   var treeNav = doc.getElementById("tree");
   var source = doc.getElementById("tree-rows");
   var list = treeNav ? treeNav.querySelector("ol.tree") : null;
@@ -16,7 +17,7 @@
   var SPARE = 60;
   var ROW_START = /^<li class="([^"]*)" data-id="([^"]*)"/;
   // The text a row shows, from its markup (the same function find uses on deferred entries).
-  var plainText = window.sitegenChunks.plainText;
+  var plainText = window.sitegen.chunks.plainText;
 
   // Per row, in display order: its id, its classes as the page wrote them, and its markup until it is
   // made into an element (kept from then on, with the marks the page gave it).
@@ -166,7 +167,7 @@
   }
   drawnTo = first.length;
 
-  window.sitegenTreeRows = {
+  window.sitegen.treeRows = {
     count: ids.length,
     id: function (index) {
       return ids[index];

@@ -10,7 +10,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sitegen"
 # The one module allowed to use them.
-HOME = PACKAGE / "render" / "_internals.py"
+HOME = PACKAGE / "render" / "base" / "_internals.py"
 
 # Modules of other packages that are internal though their names are not underscored, and names of
 # public modules that are not part of the package's published surface.
@@ -168,7 +168,7 @@ def _named_attribute(call: ast.Call, texts: dict[str, str]) -> str | None:
 
 
 def private_uses() -> list[Use]:
-    """Every use of another package's private or internal names outside sitegen/render/_internals.py."""
+    """Every use of another package's private or internal names outside sitegen/render/base/_internals.py."""
     trees = {path: _parsed(path) for path in _modules() if path != HOME}
     own = own_private_names(list(trees.values()))
     return [use for path, tree in trees.items() for use in uses_in(path, tree, own)]

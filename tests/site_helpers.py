@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from sessions import SessionBuilder, text, tool_call
 
-from sitegen.site.build import BuildConfig, BuildResult, build_site
+from sitegen.site.build.pipeline import BuildConfig, BuildResult, build_site
 
 
 def make_session(agent: Path, cwd: str, session_id: str, words: str, *, entries: int = 2) -> Path:

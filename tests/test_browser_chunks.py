@@ -61,7 +61,7 @@ def on_screen(page: Page, entry_id: str) -> None:
 
 def test_the_rest_arrives_in_the_background(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
-    page.wait_for_function("() => window.sitegenChunks.complete()", timeout=60_000)
+    page.wait_for_function("() => window.sitegen.chunks.complete()", timeout=60_000)
     assert page.locator("#conversation [data-parent]").count() == 3 * TURNS + 3  # results sit in their calls
     assert page.locator('script[type="text/x-sitegen-entries"]').count() == 0
     # Entries of the older branch came in marked as not shown.
@@ -229,7 +229,7 @@ def test_find_puts_in_only_the_chunks_that_hold_a_match(without_idle: tuple[Page
         """() => {
             const pending = () => document.querySelectorAll('script[type="text/x-sitegen-entries"]').length;
             const before = pending();
-            const matched = window.sitegenChunks.withText(/zz_step_59\\d_zz/i);
+            const matched = window.sitegen.chunks.withText(/zz_step_59\\d_zz/i);
             const found = [...Array(10).keys()].every(n => document.getElementById('entry-u059' + n));
             return [before, matched, pending(), found];
         }"""
@@ -253,7 +253,7 @@ def test_find_puts_in_only_the_chunks_that_hold_a_match(without_idle: tuple[Page
 def test_print_has_every_entry(opened: tuple[Page, PageWatch]) -> None:
     page, watch = opened
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
-    assert page.evaluate("window.sitegenChunks.complete()")
+    assert page.evaluate("window.sitegen.chunks.complete()")
     assert page.locator("#conversation [data-parent]").count() == 3 * TURNS + 3  # results sit in their calls
     assert_clean(watch)
 

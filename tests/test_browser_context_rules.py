@@ -52,7 +52,7 @@ def check_every_leaf(browser: Browser, source: Path, tmp_path: Path) -> int:
     session = open_session(source)
     page_file = export_session(source, tmp_path / f"{source.stem}.html")
     page, watch = open_page(browser, page_file)
-    page.wait_for_function("() => !window.sitegenChunks || window.sitegenChunks.complete()")
+    page.wait_for_function("() => !window.sitegen.chunks || window.sitegen.chunks.complete()")
     articles = set(
         page.evaluate("[...document.querySelectorAll('#conversation > article.entry')].map(e => e.id.slice(6))")
     )
@@ -75,7 +75,7 @@ def check_every_leaf(browser: Browser, source: Path, tmp_path: Path) -> int:
 
 def show_leaf(page: Page, leaf: str) -> None:
     page.evaluate(f"window.location.hash = '#entry-{leaf}'")
-    page.wait_for_function(f"() => window.sitegenPage.shownLeaf() === {leaf!r}")
+    page.wait_for_function(f"() => window.sitegen.page.shownLeaf() === {leaf!r}")
 
 
 @pytest.mark.parametrize("make", OMP_RULE_FILES + OTHER_RULE_FILES, ids=lambda make: make.__name__)

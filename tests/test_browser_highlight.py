@@ -16,10 +16,10 @@ from sessions import SessionBuilder, text, tool_call
 from site_helpers import build
 
 from sitegen.render.export import load_transcript
-from sitegen.render.lexer_tables import lexer_table
+from sitegen.render.highlight.tables import lexer_table
 from sitegen.render.page import LAZY_AFTER_NODES, PageOptions, PageRenderer
-from sitegen.site import worker
-from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.build import worker
+from sitegen.site.build.pipeline import BuildConfig, build_site
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -112,8 +112,8 @@ def opened(browser: Browser, pages: dict[bool, Path]) -> Iterator[tuple[Page, Pa
 
 
 ALL_CODE = """() => {
-  window.sitegenChunks && window.sitegenChunks.all();
-  window.sitegenHighlight && window.sitegenHighlight.within(document.getElementById("conversation"));
+  window.sitegen.chunks && window.sitegen.chunks.all();
+  window.sitegen.highlight && window.sitegen.highlight.within(document.getElementById("conversation"));
   return Array.from(document.querySelectorAll("#conversation pre"), (pre) => pre.innerHTML);
 }"""
 

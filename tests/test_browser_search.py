@@ -15,8 +15,8 @@ import pytest
 from sessions import SessionBuilder, iso, text, tool_call
 from site_helpers import build
 
-from sitegen.site import postings
-from sitegen.site.search import shard_bucket, tokenize
+from sitegen.site.search import postings
+from sitegen.site.search.index import shard_bucket, tokenize
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -251,14 +251,14 @@ def test_browser_splits_words_like_the_indexer(browser: Browser, site: Path) -> 
     pick = random.Random(4)
     alphabet = "ab Z09_-.\n…—\u0307éßÜİΣς中文锁テス한\U00020000x٣½"
     samples += ["".join(pick.choice(alphabet) for _ in range(pick.randrange(40))) for _ in range(300)]
-    assert page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.tokens(x))", samples) == [
+    assert page.evaluate("(xs) => xs.map((x) => window.sitegen.search.tokens(x))", samples) == [
         tokenize(sample) for sample in samples
     ]
     # The same terms; search.js lists each character after its pair, to mark matches in text order.
-    indexed = page.evaluate("(xs) => xs.map((x) => window.sitegenSearch.indexTerms(x))", samples)
+    indexed = page.evaluate("(xs) => xs.map((x) => window.sitegen.search.indexTerms(x))", samples)
     assert [sorted(terms) for terms in indexed] == [sorted(postings._indexed_terms(sample)) for sample in samples]
     terms = ["zz", "中文", "𝒳y", "é", "ab12"]
-    js = page.evaluate("(ts) => ts.map((t) => window.sitegenSearch.bucket(t, 64))", terms)
+    js = page.evaluate("(ts) => ts.map((t) => window.sitegen.search.bucket(t, 64))", terms)
     assert js == [shard_bucket(term, 64) for term in terms]
 
 

@@ -17,7 +17,7 @@ from sessions import SessionBuilder, text
 from site_helpers import build, make_session
 
 from sitegen.render.export import export_html, load_transcript
-from sitegen.site.serve import make_server
+from sitegen.site.live.serve import make_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -29,7 +29,7 @@ SECRET = "ZZ_XSSI_SECRET_ZZ"
 ATTACK = """<!doctype html><html><body><script>
 window.stolen = []; window.loaded = 0; window.failed = 0;
 const catcher = {add: (name, data) => window.stolen.push(JSON.stringify(data))};
-window.sitegenSearch = catcher; window.sitegenPrompts = catcher; window.sitegenKeys = catcher;
+window.sitegen.search = catcher; window.sitegen.prompts = catcher; window.sitegen.keys = catcher;
 </script>
 %s
 </body></html>

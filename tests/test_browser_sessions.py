@@ -12,9 +12,9 @@ import pytest
 from browser import PageWatch, assert_clean, export_session, open_page
 from site_helpers import build, make_session
 
-from sitegen.site.all_sessions import FIRST_ROWS
-from sitegen.site.indexes import IndexWriter
-from sitegen.site.records import SessionRecord
+from sitegen.site.pages.all_sessions import FIRST_ROWS
+from sitegen.site.pages.indexes import IndexWriter
+from sitegen.site.state.records import SessionRecord
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

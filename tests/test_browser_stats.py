@@ -12,7 +12,7 @@ from test_stats import record, usage
 
 from sitegen.render.page import template_environment
 from sitegen.resources import resource_dir
-from sitegen.site.stats import render_stats_page
+from sitegen.site.pages.stats import render_stats_page
 
 pytestmark = pytest.mark.browser
 

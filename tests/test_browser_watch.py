@@ -13,8 +13,8 @@ from sessions import SessionBuilder, text
 from site_helpers import make_session
 
 from sitegen.errors import SitegenError
-from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback, build_site
-from sitegen.site.watch import LiveSite
+from sitegen.site.build.pipeline import BuildConfig, BuildResult, ProgressCallback, build_site
+from sitegen.site.live.watch import LiveSite
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -18,9 +18,9 @@ from site_helpers import build, crawl, make_session, page_text
 from typer.testing import CliRunner
 
 from sitegen.cli import app
-from sitegen.site import search
-from sitegen.site.lock import LOCK_PATH
-from sitegen.site.manifest import MANIFEST_PATH
+from sitegen.site.search import index as search
+from sitegen.site.state.lock import LOCK_PATH
+from sitegen.site.state.manifest import MANIFEST_PATH
 
 
 def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
@@ -185,7 +185,7 @@ def test_broken_file_is_a_problem_not_a_failure(tmp_path: Path, agent: Path) -> 
 def test_a_bug_met_by_one_session_is_a_problem_not_a_failure(
     tmp_path: Path, agent: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sitegen.site import worker
+    from sitegen.site.build import worker
 
     real = worker.analyse_transcript
 
@@ -418,7 +418,7 @@ def test_subagent_page_is_rendered_again_only_when_its_inputs_change(
     manifest = orjson.loads(manifest_path.read_bytes())
     manifest["templates"] = "something-else"
     manifest_path.write_bytes(orjson.dumps(manifest))
-    monkeypatch.setattr("sitegen.site.worker._templates_hash", lambda: "changed templates")
+    monkeypatch.setattr("sitegen.site.build.worker._templates_hash", lambda: "changed templates")
     build(site, agent)
     assert "ZZ_SUBTASK_ZZ" in sub_page.read_text()
 
@@ -651,7 +651,7 @@ def _loaded_by_one_session_rebuild(site: Path, agent: Path, modules: set[str]) -
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from sitegen.site.build import BuildConfig, build_site\n"
+        "from sitegen.site.build.pipeline import BuildConfig, build_site\n"
         f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
         " use_default_dirs=False))\n"
         "assert len(result.rendered) == 1\n"
@@ -711,7 +711,7 @@ def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from sitegen.site.build import BuildConfig, build_site\n"
+        "from sitegen.site.build.pipeline import BuildConfig, build_site\n"
         f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
         " use_default_dirs=False, jobs=2))\n"
         "assert not result.changed\n"

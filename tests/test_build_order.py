@@ -12,7 +12,7 @@ from pathlib import Path
 from fault_helpers import CLI, DEADLINE_S
 from site_helpers import make_session
 
-from sitegen.site.jobs import NEWEST_FIRST
+from sitegen.site.state.jobs import NEWEST_FIRST
 
 # More sessions than the home page lists, so both halves of the order show.
 SESSIONS = NEWEST_FIRST + 5

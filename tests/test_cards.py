@@ -12,7 +12,7 @@ from jinja2 import Environment, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from sitegen.render import cards
-from sitegen.render.text import Folded, escape_text, human_size
+from sitegen.render.base.text import Folded, escape_text, human_size
 from sitegen.render.tools import Attachment, DiffLine, FrameSegment, FrameView, ImageView, ToolView
 
 # templates/_entry.html.j2's macros before they became Python, kept as the reference.

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from sitegen.cli import app
 from sitegen.resources import resource_dir
 from sitegen.session.load import load_raw
-from sitegen.site.serve import make_server
+from sitegen.site.live.serve import make_server
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ import pytest
 from sitegen.resources import resource_dir
 from sitegen.session.artifacts import artifacts_dir_for, subagent_transcripts
 from sitegen.session.session import open_session
-from sitegen.site.demo import demo_prompts
+from sitegen.site.prompts.demo import demo_prompts
 from sitegen.transcript.from_pi import transcript_from_session
 from tools.demo.__main__ import write_demo
 

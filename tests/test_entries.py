@@ -14,8 +14,8 @@ from markupsafe import Markup, escape
 
 from sitegen.render import entries
 from sitegen.render.ansi import ansi_to_html
+from sitegen.render.base.text import escape_text, fold_text
 from sitegen.render.cards import folded, images, tool_card
-from sitegen.render.text import escape_text, fold_text
 from sitegen.render.tools import ToolView, image_view
 from sitegen.transcript.model import Node, Part, ToolCall, ToolResult, Usage
 

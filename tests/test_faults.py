@@ -18,8 +18,8 @@ from fault_helpers import (
 )
 from site_helpers import crawl
 
-from sitegen.site.jobs import RenderJob
-from sitegen.site.pool import WorkerPool
+from sitegen.site.build.pool import WorkerPool
+from sitegen.site.state.jobs import RenderJob
 
 pytestmark = needs_proc
 

@@ -16,7 +16,7 @@ from fault_helpers import (
 )
 from site_helpers import crawl, make_session
 
-from sitegen.site.lock import LOCK_PATH
+from sitegen.site.state.lock import LOCK_PATH
 
 pytestmark = needs_proc
 

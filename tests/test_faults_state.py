@@ -120,7 +120,7 @@ def test_a_broken_fragment_cache_is_set_aside(tmp_path: Path, jobs: str) -> None
 def test_only_a_manifest_as_this_version_wrote_it_skips_the_value_check(
     tmp_path: Path, built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sitegen.site import manifest as manifest_module
+    from sitegen.site.state import manifest as manifest_module
 
     site = tmp_path / "site"
     shutil.copytree(built[1], site)

@@ -19,7 +19,7 @@ pytestmark = needs_proc
 HOOK = """
 import os, signal
 from pathlib import Path
-import sitegen.site.worker as worker
+import sitegen.site.build.worker as worker
 
 BUILD = os.getpid()
 real = worker.render_job

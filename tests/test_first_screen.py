@@ -9,10 +9,10 @@ from pathlib import Path
 from markupsafe import Markup
 from sessions import SessionBuilder, text, thinking, tool_call
 
+from sitegen.render.base.text import fold_text, shown_lines
 from sitegen.render.first_screen import FIRST_SCREEN_LINES, MAX_FIRST_SCREEN_ENTRIES, first_screen_nodes
 from sitegen.render.navigation import display_order
 from sitegen.render.page import paired_result_ids
-from sitegen.render.text import fold_text, shown_lines
 from sitegen.transcript.load import load_transcript
 
 

@@ -10,7 +10,7 @@ from sessions import branching_session
 
 from sitegen.gcpause import collector_paused, heap_frozen, imports_settled
 from sitegen.render.export import load_transcript
-from sitegen.site.manifest import SiteManifest
+from sitegen.site.state.manifest import SiteManifest
 
 
 def test_collector_paused_restores_the_collector_even_after_an_error() -> None:

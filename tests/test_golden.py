@@ -29,7 +29,7 @@ import pytest
 from conftest import REAL_FIXTURES
 
 from sitegen.render.page import PageOptions, PageRenderer
-from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.build.pipeline import BuildConfig, build_site
 from sitegen.transcript.load import load_transcript
 
 HERE = Path(__file__).resolve().parent

@@ -11,7 +11,7 @@ import pytest
 from history_helpers import HistoryRow, documented_store, folder_state, omp_store
 from site_helpers import make_session, page_text, run_sitegen
 
-from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.build.pipeline import BuildConfig, build_site
 
 T = 1760000000
 GOOD = ("ZZ_GOOD_ZZ prompt", T, "/work/alpha")

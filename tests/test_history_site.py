@@ -16,12 +16,12 @@ from sessions import BASE_MS
 from site_helpers import build, crawl, make_session, page_text
 
 from sitegen.history.writer import add_prompt
-from sitegen.site import prompts as prompts_module
-from sitegen.site.build import BuildConfig, build_site
-from sitegen.site.demo import demo_prompts
-from sitegen.site.prompt_rows import store_tag
-from sitegen.site.prompts import SESSIONS_STORE
-from sitegen.site.watch import LiveSite, WatchEvent
+from sitegen.site.build.pipeline import BuildConfig, build_site
+from sitegen.site.live.watch import LiveSite, WatchEvent
+from sitegen.site.prompts import page as prompts_module
+from sitegen.site.prompts.demo import demo_prompts
+from sitegen.site.prompts.page import SESSIONS_STORE
+from sitegen.site.prompts.rows import store_tag
 
 T0 = BASE_MS // 1000  # the sessions' header time; their first user message is a second later
 
@@ -42,7 +42,7 @@ def _prompts_data(site: Path) -> list[list[object]]:
     return rows
 
 
-# The rows of the prompts typed in sessions that no history store holds (sitegen.site.session_prompts).
+# The rows of the prompts typed in sessions that no history store holds (sitegen.site.prompts.session_prompts).
 SESSIONS_TAG = "p" + store_tag(SESSIONS_STORE) + "-"
 
 

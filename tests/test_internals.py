@@ -1,7 +1,7 @@
-"""Other packages' private APIs: only sitegen/render/_internals.py uses them, and each still works as it assumes.
+"""Other packages' private APIs: only sitegen/render/base/_internals.py uses them, and each still works as it assumes.
 
 When a smoke test here fails, a new release of the named package (or of Python) changed something sitegen
-relies on: the message says which package, which version and what changed. Fix sitegen/render/_internals.py
+relies on: the message says which package, which version and what changed. Fix sitegen/render/base/_internals.py
 for it, then re-run tests/test_golden.py.
 """
 
@@ -23,8 +23,8 @@ from pygments.lexer import RegexLexer, bygroups, this, using
 from pygments.lexers import MarkdownLexer, PythonLexer, TextLexer
 from pygments.token import Keyword, Name, String, Token
 
-from sitegen.render import _internals
-from sitegen.render._internals import (
+from sitegen.render.base import _internals
+from sitegen.render.base._internals import (
     FENCE_GROUPS,
     MAXREPEAT,
     TokenType,
@@ -61,7 +61,7 @@ def smoke(*names: str) -> Callable[[Test], Test]:
 def broke(package: str, what: str) -> str:
     """A failure message naming the package and the installed release."""
     release = platform.python_version() if package == "CPython" else version(package)
-    return f"{package} {release}: {what} (sitegen/render/_internals.py must follow it)"
+    return f"{package} {release}: {what} (sitegen/render/base/_internals.py must follow it)"
 
 
 # ---- nothing else uses private names ----------------------------------------------------------------
@@ -69,7 +69,7 @@ def broke(package: str, what: str) -> str:
 
 def test_no_module_but_internals_uses_another_packages_private_names() -> None:
     uses = private_uses()
-    assert not uses, "private APIs used outside sitegen/render/_internals.py (move them there):\n" + "\n".join(
+    assert not uses, "private APIs used outside sitegen/render/base/_internals.py (move them there):\n" + "\n".join(
         map(str, uses)
     )
 

@@ -10,9 +10,9 @@ import pytest
 from sessions import SessionBuilder, text
 from site_helpers import build
 
-from sitegen.render import lexer_tables
-from sitegen.render.lexer_tables import fenced_languages, lexer_table, table_json, with_called
-from sitegen.render.lexer_translate import NotPortable, js_pattern
+from sitegen.render.highlight import tables as lexer_tables
+from sitegen.render.highlight.tables import fenced_languages, lexer_table, table_json, with_called
+from sitegen.render.highlight.translate import NotPortable, js_pattern
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from pygments.lexer import RegexLexer
 from pygments.lexers import LEXERS, PythonLexer
 
-from sitegen.render import lexing
-from sitegen.render.highlight import _lexer_by_name
-from sitegen.render.lexing import _machine, lex, prepare_lexer_class
+from sitegen.render.highlight import lexing
+from sitegen.render.highlight.lexing import _machine, lex, prepare_lexer_class
+from sitegen.render.highlight.pygments_html import _lexer_by_name
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from sitegen.render.highlight import Highlighter
-from sitegen.render.markdown import MarkdownRenderer
+from sitegen.render.highlight.pygments_html import Highlighter
+from sitegen.render.markdown.render import MarkdownRenderer
 
 _MARKDOWN_IT = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 # Links only to the schemes sitegen allows: "[a]: a" defines no reference there, so it stays text.
@@ -78,7 +78,7 @@ def test_prose_with_inline_code_renders_like_markdown_it(text: str) -> None:
 
 
 def test_prose_with_inline_code_and_snake_case_takes_the_fast_path() -> None:
-    from sitegen.render.markdown import _plain_but_code
+    from sitegen.render.markdown.render import _plain_but_code
 
     text = "The build_tree function in `src/a_b.py` is called before `x < y` holds; see #12.\n\n# not"
     assert _plain_but_code(text.split("\n\n")[0])
@@ -101,7 +101,7 @@ LINES = st.sampled_from(["a", " ", "  ", "\n", "-", "+", "*", "=", "1", "12.", "
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(LINES, max_size=14).map("".join))
 def test_the_split_syntax_test_is_the_single_regex(text: str) -> None:
-    from sitegen.render.markdown import _maybe_markdown
+    from sitegen.render.markdown.render import _maybe_markdown
 
     assert _maybe_markdown(text) == bool(MAYBE_MARKDOWN.search(text))
 
@@ -114,7 +114,7 @@ def test_plain_sentences_take_the_fast_path() -> None:
 
 
 def test_lexers_come_from_file_names_only() -> None:
-    from sitegen.render.highlight import lexer_name_for_path
+    from sitegen.render.highlight.pygments_html import lexer_name_for_path
 
     assert lexer_name_for_path("src/app.ts") == "typescript"
     assert lexer_name_for_path("/x/Makefile") == "make"
@@ -129,7 +129,7 @@ def test_lexer_priority_table_matches_the_installed_pygments() -> None:
     import pygments
     from pygments.lexers import LEXERS
 
-    from sitegen.render.lexer_priority import PRIORITIES, PYGMENTS_VERSION
+    from sitegen.render.highlight.priority import PRIORITIES, PYGMENTS_VERSION
 
     actual = {}
     for class_name, (module, _name, aliases, patterns, _mimes) in LEXERS.items():
@@ -139,7 +139,7 @@ def test_lexer_priority_table_matches_the_installed_pygments() -> None:
     assert pygments.__version__ == PYGMENTS_VERSION, (
         f"the table is for pygments {PYGMENTS_VERSION}, this is {pygments.__version__}: python -m tools.refresh_goldens"
     )
-    assert dict(sorted(actual.items())) == PRIORITIES, "update sitegen/render/lexer_priority.py"
+    assert dict(sorted(actual.items())) == PRIORITIES, "update sitegen/render/highlight/priority.py"
 
 
 @pytest.mark.parametrize("table_version", ["current", "other"])
@@ -148,10 +148,10 @@ def test_file_names_get_the_lexer_pygments_would_choose(table_version: str, monk
     pygments' own find_lexer_class_for_filename (without content)."""
     from pygments.lexers import LEXERS, find_lexer_class_for_filename
 
-    from sitegen.render.highlight import _lexer_for_name
+    from sitegen.render.highlight.pygments_html import _lexer_for_name
 
     if table_version == "other":  # an upgraded pygments: claimants are ranked by importing them
-        monkeypatch.setattr("sitegen.render.highlight.PYGMENTS_VERSION", "0.0")
+        monkeypatch.setattr("sitegen.render.highlight.pygments_html.PYGMENTS_VERSION", "0.0")
     _lexer_for_name.cache_clear()
     names = set()
     for _module, _name, _aliases, patterns, _mimes in LEXERS.values():

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from sitegen.render.markdown_blocks import install, quick_block_tokens, quick_html, quick_inline_tokens
+from sitegen.render.markdown.blocks import install, quick_block_tokens, quick_html, quick_inline_tokens
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 

@@ -11,7 +11,7 @@ import orjson
 from sitegen.render.export import export_html
 from sitegen.resources import resource_dir
 from sitegen.session.session import open_session
-from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.build.pipeline import BuildConfig, build_site
 from sitegen.transcript.from_pi import transcript_from_session
 
 HEADER = {

@@ -15,7 +15,7 @@ import pytest
 from sessions import SessionBuilder, branching_session, text, tool_call
 
 from sitegen.render.export import export_html, export_page, load_transcript
-from sitegen.render.highlight import Highlighter
+from sitegen.render.highlight.pygments_html import Highlighter
 from sitegen.render.page import LAZY_TREE_ROWS, PageRenderer, format_time
 from sitegen.render.split import render_in_two
 

@@ -14,7 +14,7 @@ from site_helpers import run_sitegen
 from sitegen.session.artifacts import list_artifacts, subagent_transcripts
 from sitegen.session.discover import breadcrumb_session, list_all, resolve_session
 from sitegen.session.places import default_agent_dirs, profile_of
-from sitegen.site.build import BuildConfig, build_site
+from sitegen.site.build.pipeline import BuildConfig, build_site
 
 
 def _session(path: Path, session_id: str, cwd: str, text: str) -> Path:
@@ -133,7 +133,7 @@ def test_leftover_temporary_artifacts_are_ignored(tmp_path: Path) -> None:
 
 
 def test_watch_looks_at_every_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sitegen.site.watch import history_paths, watch_paths
+    from sitegen.site.live.watch import history_paths, watch_paths
 
     home, env = _places(tmp_path)
     for name, value in env.items():

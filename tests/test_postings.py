@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from sessions import SessionBuilder, text
 from site_helpers import build
 
-from sitegen.site.postings import Postings, postings_of
-from sitegen.site.search import SearchEntry
+from sitegen.site.search.index import SearchEntry
+from sitegen.site.search.postings import Postings, postings_of
 
 WORDS = ["lock", "deadlock", "retry", "timeout", "修复锁", "lock_file", "x", "A" * 40, "404", "naïve"]
 KINDS = ["user", "assistant", "tool", "shell"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from sitegen.site.progress import Progress
+from sitegen.site.state.progress import Progress
 
 
 class Terminal(io.StringIO):

@@ -30,3 +30,22 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_venv() -> None:
     activate = next(i for i, line in enumerate(lines) if line.startswith("source ") and "/bin/activate" in line)
     assert venv < activate < lines.index(test), "the command must run inside a venv CI made fresh"
     assert "--system-site-packages" not in script
+
+
+def test_readme_is_for_users_and_short() -> None:
+    """Method and figures live in bench/README.md and the design in ARCHITECTURE.md, not in the README."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    for heading in ("## Commands", "## Where sessions are found", "## What the pages show", "## Long sessions"):
+        assert heading in readme, heading
+    for heading in ("## Faults", "## Privacy and safety", "## Performance", "## Testing"):
+        assert heading in readme, heading
+    assert "bench/README.md" in readme and "ARCHITECTURE.md" in readme
+
+
+def test_architecture_names_every_stage_folder() -> None:
+    architecture = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    package = ROOT / "sitegen"
+    folders = sorted(p.parent.relative_to(package).as_posix() for p in package.rglob("__init__.py"))
+    missing = [folder for folder in folders if folder != "." and f"{folder.split('/')[-1]}/" not in architecture]
+    assert not missing, f"ARCHITECTURE.md does not name these stage folders: {missing}"

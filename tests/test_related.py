@@ -9,7 +9,7 @@ import pytest
 from sessions import SessionBuilder, text
 from site_helpers import build
 
-from sitegen.site.related import related_sessions, remembered_related
+from sitegen.site.pages.related import related_sessions, remembered_related
 
 
 def test_similar_sessions_rank_first() -> None:
@@ -40,8 +40,8 @@ def write(agent: Path, session_id: str, words: str) -> Path:
 
 def related_items(site: Path, session_id: str) -> list[dict[str, str]]:
     script = next(site.glob(f"sessions/*/*_{session_id}.related.js")).read_bytes()
-    assert script.startswith(b"window.sitegenRelated(") and script.endswith(b");\n")
-    items: list[dict[str, str]] = orjson.loads(script[len(b"window.sitegenRelated(") : -3])
+    assert script.startswith(b"window.sitegen.related(") and script.endswith(b");\n")
+    items: list[dict[str, str]] = orjson.loads(script[len(b"window.sitegen.related(") : -3])
     return items
 
 

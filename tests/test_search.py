@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from sessions import SessionBuilder, text, thinking, tool_call
 from site_helpers import build, make_session
 
-from sitegen.site import postings, search, search_store
-from sitegen.site.postings import postings_of
-from sitegen.site.search import (
+from sitegen.site.search import index as search
+from sitegen.site.search import postings
+from sitegen.site.search import store as search_store
+from sitegen.site.search.index import (
     TEXT_LIMITS,
     SearchDocInfo,
     SearchEntry,
@@ -28,10 +29,11 @@ from sitegen.site.search import (
     tokenize,
     update_search_index,
 )
+from sitegen.site.search.postings import postings_of
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 
-PREFIX = b'window.sitegenSearch.add("'
+PREFIX = b'window.sitegen.search.add("'
 
 
 # ---- reading the index back, as search.js does --------------------------------------------------

@@ -1,5 +1,5 @@
 """The site's index from SQLite FTS5 holds exactly the terms the specification's tokenizer gives
-(sitegen/site/postings.py, which the page's query parser follows): same hits for the same words."""
+(sitegen/site/search/postings.py, which the page's query parser follows): same hits for the same words."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from sessions import SessionBuilder, text, tool_call
 from test_search import read_index
 
 from sitegen.resources import resource_dir
-from sitegen.site import postings
-from sitegen.site.search import SearchDocInfo, extract_search_entries, store_search_entries, update_search_index
+from sitegen.site.search import postings
+from sitegen.site.search.index import SearchDocInfo, extract_search_entries, store_search_entries, update_search_index
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 

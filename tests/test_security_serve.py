@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.site.serve import SiteServer, make_server
-from sitegen.site.serve_guard import cross_origin_refusal
+from sitegen.site.live.serve import SiteServer, make_server
+from sitegen.site.live.serve_guard import cross_origin_refusal
 
 PAGE = b"<!doctype html><html><head><title>t</title></head><body><p>ZZ_PAGE_ZZ</p></body></html>\n"
-DATA = b'window.sitegenSearch.add("index",{"sessions":[["ZZ_TITLE_ZZ"]]});\n'
+DATA = b'window.sitegen.search.add("index",{"sessions":[["ZZ_TITLE_ZZ"]]});\n'
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ import pytest
 from sessions import SessionBuilder, text, tool_call
 from site_helpers import run_sitegen
 
-from sitegen.cli_text import visible as terminal_visible
-from sitegen.render.text import break_long_words
-from sitegen.site.charts import _shorten, text_width
+from sitegen.cli.text import visible as terminal_visible
+from sitegen.render.base.text import break_long_words
+from sitegen.site.pages.charts import _shorten, text_width
 from sitegen.visible import hidden_chars, visible
 
 # NUL, BEL, ESC (a colour), a C1 CSI, an override, an isolate, DEL: in every string a session holds.

@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 import pytest
 
-from sitegen.site.serve import EVENTS_URL, RELOAD_URL, SiteApp, SiteVersion, inject, make_server
+from sitegen.site.live.serve import EVENTS_URL, RELOAD_URL, SiteApp, SiteVersion, inject, make_server
 
 PAGE = b"<!doctype html><html><head><title>t</title></head><body><p>ZZ_PAGE_ZZ</p></body></html>\n"
 TAG = b'__sitegen__/reload.js" data-version='
@@ -312,7 +312,7 @@ def test_end_to_end_on_port_0(site: Path) -> None:
 
 
 def test_port_in_use_is_a_sitegen_error(site: Path) -> None:
-    from sitegen.site.serve import ServeError
+    from sitegen.site.live.serve import ServeError
 
     first = make_server(site, port=0)
     port = int(first.url.rsplit(":", 1)[1].strip("/"))
@@ -324,7 +324,7 @@ def test_port_in_use_is_a_sitegen_error(site: Path) -> None:
 
 
 def test_unreadable_file_is_refused(app: SiteApp, site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sitegen.site import serve
+    from sitegen.site.live import serve
 
     open_regular = serve.open_regular
 

@@ -120,7 +120,7 @@ def test_history_lists_odek_prompts(tmp_path: Path) -> None:
     import shutil
 
     from sitegen.resources import resource_dir
-    from sitegen.site.session_prompts import typed_prompts
+    from sitegen.site.prompts.session_prompts import typed_prompts
     from sitegen.transcript.load import load_transcript
 
     store = tmp_path / "home" / ".odek" / "sessions"

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from sitegen.site.shape import conforms
+from sitegen.site.state.shape import conforms
 
 
 class Point(NamedTuple):

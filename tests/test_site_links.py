@@ -9,7 +9,7 @@ from urllib.parse import unquote
 from sessions import SessionBuilder, text
 from site_helpers import build, crawl
 
-from sitegen.site.jobs import RenderJob, link_parents
+from sitegen.site.state.jobs import RenderJob, link_parents
 
 
 def write(agent: Path, builder: SessionBuilder, name: str) -> Path:

@@ -7,7 +7,7 @@ import posixpath
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.site.jobs import relative_url
+from sitegen.site.state.jobs import relative_url
 
 _part = st.sampled_from(["sessions", "projects", "a", "b", "k", "search", "assets"])
 _file = st.sampled_from(["index.html", "k.html", "x.related.js", "app.3f2a.css"])

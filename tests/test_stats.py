@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from sitegen.render.page import template_environment
-from sitegen.site.charts import (
+from sitegen.site.pages.charts import (
     PHONE_WIDTH,
     Category,
     Period,
@@ -25,8 +25,8 @@ from sitegen.site.charts import (
     text_width,
     time_chart,
 )
-from sitegen.site.records import SessionRecord, UsageLog, UsageRecord
-from sitegen.site.stats import compute_stats, flagged_turns, format_cost, period_tallies, render_stats_page
+from sitegen.site.pages.stats import compute_stats, flagged_turns, format_cost, period_tallies, render_stats_page
+from sitegen.site.state.records import SessionRecord, UsageLog, UsageRecord
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("SITEGEN_UPDATE_SNAPSHOTS") == "1"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sessions import SessionBuilder, tool_call
 
+from sitegen.render.base.text import FOLD_AFTER_CHARS, PREVIEW_CHARS, fold_text
 from sitegen.render.export import export_html, load_transcript
-from sitegen.render.text import FOLD_AFTER_CHARS, PREVIEW_CHARS, fold_text
 
 
 def render(builder: SessionBuilder, tmp_path: Path) -> str:

@@ -17,8 +17,8 @@ from site_helpers import make_session
 
 from sitegen.errors import SitegenError
 from sitegen.resources import resource_dir
-from sitegen.site.build import BuildConfig, BuildResult, ProgressCallback
-from sitegen.site.watch import LiveSite, WatchError, WatchEvent, watch_paths
+from sitegen.site.build.pipeline import BuildConfig, BuildResult, ProgressCallback
+from sitegen.site.live.watch import LiveSite, WatchError, WatchEvent, watch_paths
 
 
 class FakeBuild:

@@ -24,8 +24,8 @@ from fault_helpers import DEADLINE_S, finish, needs_proc, run_cli, start_cli, wa
 from site_helpers import _Links
 
 from sitegen.session.load import read_header
-from sitegen.site.early import EARLY_MIN_JOBS
-from sitegen.site.sources import project_slug, safe_key
+from sitegen.site.pages.early import EARLY_MIN_JOBS
+from sitegen.site.state.sources import project_slug, safe_key
 
 SESSIONS = 24  # the `corpus` fixture's
 # watch renders on one worker per core (it has no --jobs): the build is held by stopping them.
@@ -67,7 +67,7 @@ def held(pids: Sequence[int]) -> Iterator[None]:
 
 
 def session_pages(agent: Path) -> list[str]:
-    """Each session's page, site-relative, as the build names it (sitegen.site.build._plan_key)."""
+    """Each session's page, site-relative, as the build names it (sitegen.site.build.pipeline._plan_key)."""
     pages = []
     for path in sorted((agent / "sessions").glob("*/*.jsonl")):
         found = read_header(path)

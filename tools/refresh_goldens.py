@@ -27,7 +27,7 @@ GOLDEN_LIBRARIES = ("pygments", "markdown-it-py")
 
 def lexer_priorities() -> dict[str, float]:
     """Lexer class name -> priority, for the installed pygments' lexers that claim file names."""
-    from sitegen.render._internals import lexer_mapping
+    from sitegen.render.base._internals import lexer_mapping
 
     priorities = {}
     for class_name, (module, _name, aliases, patterns, _mimes) in lexer_mapping().items():

@@ -34,7 +34,7 @@ class StoredPrompt:
 
 
 # A session's prompt and a store's of the same words this close in time are one prompt (omp writes
-# the prompt to its store as it sends it): sitegen.site.prompt_links.MATCH_WINDOW_MS in seconds.
+# the prompt to its store as it sends it): sitegen.site.prompts.links.MATCH_WINDOW_MS in seconds.
 _SAME_PROMPT_S = 10 * 60
 
 

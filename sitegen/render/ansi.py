@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from markupsafe import Markup
 
-from sitegen.render.text import escape_text
+from sitegen.render.base.text import escape_text
 
 __all__ = ["ansi_to_html", "has_ansi", "strip_ansi"]
 

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
-from sitegen.render.text import human_size
+from sitegen.render.base.text import human_size
 from sitegen.render.tools import Attachment, referenced_urls
 from sitegen.session.artifacts import ArtifactFile, open_artifact, resolve_internal_url
 from sitegen.session.session import open_session

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from markupsafe import Markup
 
-from sitegen.render.text import Folded, html_escape, human_size
+from sitegen.render.base.text import Folded, html_escape, human_size
 from sitegen.render.tools import DiffLine, ImageView, ToolView
 
 __all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "took_text", "tool_card"]

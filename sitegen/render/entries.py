@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 from markupsafe import Markup, soft_str
 
-from sitegen.render._internals import jinja_int
 from sitegen.render.ansi import ansi_to_html
+from sitegen.render.base._internals import jinja_int
+from sitegen.render.base.text import escape_text, fold_text, html_escape
 from sitegen.render.cards import CardContext, folded, images, tool_card
-from sitegen.render.text import escape_text, fold_text, html_escape
 from sitegen.render.tools import ToolView, image_view
 from sitegen.transcript.model import Node, ToolCall
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from sitegen.render.text import shown_lines
+from sitegen.render.base.text import shown_lines
 from sitegen.render.tools import result_text
 from sitegen.transcript.model import Node, Part
 

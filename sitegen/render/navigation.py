@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sitegen.render.text import html_escape
+from sitegen.render.base.text import html_escape
 from sitegen.titles import TITLE_CHARS, clip, first_line_of, is_file_tool, snippet, tool_subject
 from sitegen.transcript.model import Node, ToolCall, Transcript
 

@@ -22,16 +22,17 @@ from markupsafe import Markup
 from sitegen import __version__
 from sitegen.fileio import open_regular, replacing
 from sitegen.gcpause import collector_paused, heap_frozen
-from sitegen.render._internals import template_cache_filename
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
+from sitegen.render.base._internals import template_cache_filename
+from sitegen.render.base.fragments import FragmentStore
+from sitegen.render.base.text import break_long_words, escape_text, fold_text, html_escape, human_size
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
-from sitegen.render.fragments import FragmentStore
 from sitegen.render.header import header_facts
-from sitegen.render.highlight import Highlighter, lexer_name_for_path
-from sitegen.render.markdown import MarkdownRenderer
+from sitegen.render.highlight.pygments_html import Highlighter, lexer_name_for_path
+from sitegen.render.markdown.render import MarkdownRenderer
 from sitegen.render.navigation import (
     MESSAGE_ENTRY_TYPES,
     ROLE_NAMES,
@@ -42,7 +43,6 @@ from sitegen.render.navigation import (
     tree_rows_html,
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
-from sitegen.render.text import break_long_words, escape_text, fold_text, html_escape, human_size
 from sitegen.render.timeline import timeline_svg
 from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.resources import cache_folder, resource_dir
@@ -510,7 +510,7 @@ def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple
 def _with_called(languages: set[str]) -> set[str]:
     if not languages:
         return languages
-    from sitegen.render.lexer_tables import with_called
+    from sitegen.render.highlight.tables import with_called
 
     return with_called(languages)
 
@@ -519,7 +519,7 @@ def _with_called(languages: set[str]) -> set[str]:
 def _lexer_script(language: str) -> bytes:
     """A lexer's rules for static/highlight.js, as a data script among the conversation's chunks (made
     once per process: the site's pages ship the same few)."""
-    from sitegen.render.lexer_tables import lexer_table, table_json
+    from sitegen.render.highlight.tables import lexer_table, table_json
 
     table = lexer_table(language)
     aliases = " ".join(table["aliases"]) if table is not None else language

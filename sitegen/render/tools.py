@@ -12,8 +12,8 @@ from markupsafe import Markup
 
 from sitegen.odek.framing import ToolFrame
 from sitegen.render.ansi import ansi_to_html
-from sitegen.render.highlight import Highlighter
-from sitegen.render.text import FOLD_AFTER_LINES, PREVIEW_LINES, Folded, escape_text, fold_text
+from sitegen.render.base.text import FOLD_AFTER_LINES, PREVIEW_LINES, Folded, escape_text, fold_text
+from sitegen.render.highlight.pygments_html import Highlighter
 from sitegen.session.entries import json_text
 from sitegen.titles import relative_path, tool_subject
 from sitegen.transcript.model import Part, ToolCall, ToolResult

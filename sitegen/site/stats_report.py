@@ -9,12 +9,12 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from sitegen.errors import SitegenError
-from sitegen.site.analytics import Window, compute_analytics
-from sitegen.site.jobs import RenderJob
-from sitegen.site.records import SessionRecord
-from sitegen.site.sources import find_sources, is_utf8_path, project_slug, unique_key
-from sitegen.site.stats import Tally, compute_stats
-from sitegen.site.worker import session_record
+from sitegen.site.build.worker import session_record
+from sitegen.site.pages.analytics import Window, compute_analytics
+from sitegen.site.pages.stats import Tally, compute_stats
+from sitegen.site.state.jobs import RenderJob
+from sitegen.site.state.records import SessionRecord
+from sitegen.site.state.sources import find_sources, is_utf8_path, project_slug, unique_key
 from sitegen.transcript.load import load_transcript
 
 __all__ = ["StatsReport", "read_records", "stats_report"]

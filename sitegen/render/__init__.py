@@ -1,0 +1,1 @@
+"""Transcript to HTML: pages, entries, tool cards, markdown and highlighting; pure functions of a transcript."""

@@ -1,0 +1,191 @@
+"""The prompts page's data: rows in chunks, the filter's term shards by segment, the index, as scripts."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.fileio import replace_file
+from sitegen.site.search.index import (
+    SearchEntry,
+    has_search_entries,
+    store_prompt_entries,
+    stored_postings,
+    term_shards,
+)
+
+__all__ = [
+    "CHUNK_PROMPTS",
+    "DATA_DIR",
+    "SEGMENT_CHUNKS",
+    "PromptRow",
+    "SegmentJob",
+    "build_segment",
+    "chunk_name",
+    "data_script",
+    "day_of",
+    "index_payload",
+    "prompt_search_key",
+]
+
+# <site>/prompts/ holds scripts that call window.sitegen.prompts.add(id, data) (static/prompts.js):
+#   index-<hash>.js  the order (newest first), times, projects, chunk and shard names
+#   c/<hash>.js      a chunk: CHUNK_PROMPTS rows of one store, in id order, as the page shows them
+#   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: postings}
+# Named by content, so a store that grew rewrites its last chunk and segment only.
+DATA_DIR = "prompts"
+CHUNK_PROMPTS = 256
+SEGMENT_CHUNKS = 16
+# A segment's term shards are sized to about this (one is loaded per word and segment while filtering).
+SHARD_TARGET_BYTES = 64_000
+MAX_BUCKETS = 256
+# Characters of a prompt the site's search keeps to show (every word of it is indexed).
+SEARCH_CHARS = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class PromptRow:
+    """One prompt as the page shows it; every URL is relative to the site's root. In the chunk
+    files it is the list of its fields in this order (to_json)."""
+
+    anchor: str  # the element id after "entry-": p<store tag>-<id>
+    time_s: int | None
+    cwd: str
+    project_url: str
+    session_url: str
+    session_title: str
+    uses: int | None
+    text: str  # cut to what the page shows
+    length: int  # characters of the whole prompt
+
+    @classmethod
+    def from_json(cls, row: Sequence[Any]) -> PromptRow:
+        return cls(*row)
+
+
+def day_of(seconds: int | None) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(seconds)) if seconds is not None else ""
+
+
+def data_script(data_id: str, payload: bytes) -> bytes:
+    """A data file: a script handing its JSON to prompts.js (no fetch, so it works from file://)."""
+    return b'window.sitegen.prompts.add("' + data_id.encode() + b'",' + payload + b");\n"
+
+
+def chunk_name(payload: bytes) -> str:
+    """A chunk's file name: the hash of its rows, so an unchanged chunk keeps its file and index."""
+    return hashlib.blake2b(payload, digest_size=8).hexdigest()
+
+
+def prompt_search_key(chunk: str) -> str:
+    """The site search's document for one chunk of prompts (named like the chunk's file)."""
+    return f"{DATA_DIR}/{chunk}"
+
+
+def _write_data(site_dir: Path, folder: str, prefix: str, name: str, payload: bytes) -> None:
+    target = site_dir / DATA_DIR / folder / f"{name}.js"
+    if not target.exists():
+        replace_file(target, data_script(prefix + name, payload))
+
+
+def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
+    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder."""
+    entries = []
+    labels: dict[tuple[int | None, str], str] = {}
+    for anchor, time_s, cwd, _, _, _, _, text, _ in rows:
+        day = time_s // 86400 if time_s is not None else None
+        label = labels.get((day, cwd))
+        if label is None:
+            folder = cwd.rstrip("/").rsplit("/", 1)[-1]
+            label = labels[(day, cwd)] = " · ".join(part for part in (day_of(time_s), folder) if part)[:80]
+        shown = text
+        if len(text) > SEARCH_CHARS or "  " in text or "\n" in text or "\t" in text or "\r" in text:
+            shown = " ".join(text[: SEARCH_CHARS * 2].split())[:SEARCH_CHARS]
+        entries.append(SearchEntry(anchor, "prompt", label, shown, text if len(text) > SEARCH_CHARS else ""))
+    return entries
+
+
+def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> list[Any]:
+    """The term shards of a segment from its chunks' postings: [bucket count, [shard name or ""]].
+
+    A term's value lists, per chunk holding it: the chunk's place in the segment, then the chunk's
+    own postings (entry count, then entry number delta and weight pairs): see term_shards."""
+    shards = term_shards(
+        ((place, chunk) for place, chunk in enumerate(postings) if chunk is not None), SHARD_TARGET_BYTES
+    )
+    names = []
+    for shard in shards:
+        if not shard:
+            names.append("")
+            continue
+        payload = orjson.dumps(shard, option=orjson.OPT_SORT_KEYS)
+        name = chunk_name(payload)
+        _write_data(site_dir, "t", "t:", name, payload)
+        names.append(name)
+    return [len(shards), names]
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentJob:
+    """One segment's chunks, as JSON payloads, for build_segment (plain values: it pickles)."""
+
+    site_dir: str
+    payloads: list[bytes]
+
+
+def build_segment(job: SegmentJob) -> tuple[list[str], list[Any], list[str]]:
+    """Write a segment's chunk files, index each new chunk for the site's search, and write the
+    segment's term shards: (chunk names, [bucket count, shard names], search keys indexed anew).
+    Runs in a worker process when many segments are new (a first build)."""
+    site_dir = Path(job.site_dir)
+    names, postings, indexed = [], [], []
+    for payload in job.payloads:
+        name = chunk_name(payload)
+        names.append(name)
+        _write_data(site_dir, "c", "c:", name, payload)
+        key = prompt_search_key(name)
+        known = stored_postings(site_dir, key) if has_search_entries(site_dir, key) else None
+        if known is None:
+            known = store_prompt_entries(site_dir, key, search_entries(orjson.loads(payload)))
+            indexed.append(key)
+        postings.append(known)
+    return names, merge_segment(site_dir, postings), indexed
+
+
+def _deltas(values: Sequence[int]) -> list[int]:
+    return [values[0], *(b - a for a, b in pairwise(values))] if values else []
+
+
+def index_payload(
+    chunks: list[str],
+    firsts: list[list[Any]],
+    order: list[int],
+    times: Mapping[int, int | None],
+    folders: Mapping[int, str],
+    projects: list[list[str]],
+    segments: list[list[Any]],
+) -> dict[str, Any]:
+    """What prompts.js loads first: per prompt in newest-first order, its slot (chunk * CHUNK_PROMPTS +
+    place), time and project (times and folders are by slot); as differences, since prompts are in
+    time order and mostly in slot order. Undated prompts come last and have no time."""
+    project_numbers = {name: number for number, (name, _) in enumerate(projects)}
+    dated = [time_s for time_s in (times[slot] for slot in order) if time_s is not None]
+    return {
+        "format": 1,
+        "size": CHUNK_PROMPTS,
+        "segment": SEGMENT_CHUNKS,
+        "chunks": chunks,
+        "firsts": firsts,
+        "order": _deltas(order),
+        "times": _deltas(dated),
+        "projects": projects,
+        "project": [project_numbers.get(folders[slot], -1) for slot in order],
+        "segments": segments,
+    }
