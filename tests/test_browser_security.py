@@ -29,7 +29,9 @@ SECRET = "ZZ_XSSI_SECRET_ZZ"
 ATTACK = """<!doctype html><html><body><script>
 window.stolen = []; window.loaded = 0; window.failed = 0;
 const catcher = {add: (name, data) => window.stolen.push(JSON.stringify(data))};
-window.sitegen.search = catcher; window.sitegen.prompts = catcher; window.sitegen.keys = catcher;
+const steal = (...args) => window.stolen.push(JSON.stringify(args));
+window.sitegen = {search: catcher, prompts: catcher, keys: catcher, related: steal, sessionIndex: steal,
+  artifact: steal, searchSpec: null};
 </script>
 %s
 </body></html>

@@ -67,7 +67,7 @@ def held(pids: Sequence[int]) -> Iterator[None]:
 
 
 def session_pages(agent: Path) -> list[str]:
-    """Each session's page, site-relative, as the build names it (sitegen.site.build.pipeline._plan_key)."""
+    """Each session's page, site-relative, as the build names it (sitegen.site.build.plan._plan_key)."""
     pages = []
     for path in sorted((agent / "sessions").glob("*/*.jsonl")):
         found = read_header(path)
