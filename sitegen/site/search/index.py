@@ -43,6 +43,7 @@ __all__ = [
     "SearchDocInfo",
     "SearchEntry",
     "SearchIndexResult",
+    "argument_values",
     "extract_search_entries",
     "has_search_entries",
     "shard_bucket",
@@ -137,16 +138,16 @@ class SearchIndexResult:
 # ---- extraction (runs in build workers) -----------------------------------------------------------
 
 
-def _values(value: Any, depth: int = 0) -> Iterator[str]:
+def argument_values(value: Any, depth: int = 0) -> Iterator[str]:
     """The strings and numbers inside tool-call arguments; keys are the same in every call and add nothing."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict) and depth < 8:
         for item in value.values():
-            yield from _values(item, depth + 1)
+            yield from argument_values(item, depth + 1)
     elif isinstance(value, list) and depth < 8:
         for item in value:
-            yield from _values(item, depth + 1)
+            yield from argument_values(item, depth + 1)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
 
@@ -214,7 +215,7 @@ def _entry_of(node: Node) -> SearchEntry | None:
         pieces = _texts(node, "text")
         for call in calls:
             pieces.append(call.name)
-            pieces.extend(_values(call.arguments))
+            pieces.extend(argument_values(call.arguments))
         pieces.extend(_texts(node, "thinking"))
         return _entry(node, "assistant", ", ".join(dict.fromkeys(call.name for call in calls)), pieces)
     if kind == "tool_result" and node.result is not None:

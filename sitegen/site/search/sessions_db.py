@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from sitegen.site.search.fts import TOKENIZER, indexed_text, match_expression, open_database
+from sitegen.site.search.index import argument_values
 from sitegen.site.state.sources import Source
 from sitegen.transcript.model import Node, Transcript
 
@@ -60,20 +61,6 @@ def _texts(node: Node, kind: str) -> list[str]:
     return [part.text for part in node.parts if part.kind == kind and part.text]
 
 
-def _values(value: Any, depth: int = 0) -> Iterator[str]:
-    """The strings and numbers inside tool-call arguments (keys are the same in every call)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict) and depth < 8:
-        for item in value.values():
-            yield from _values(item, depth + 1)
-    elif isinstance(value, list) and depth < 8:
-        for item in value:
-            yield from _values(item, depth + 1)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield str(value)
-
-
 def _node_rows(node: Node) -> Iterator[tuple[str, str]]:
     """(role, text) of one entry: an assistant message gives its words and calls, and its thinking apart."""
     kind = node.kind
@@ -83,7 +70,7 @@ def _node_rows(node: Node) -> Iterator[tuple[str, str]]:
         pieces = _texts(node, "text")
         for call in node.tool_calls:
             pieces.append(call.name)
-            pieces.extend(_values(call.arguments))
+            pieces.extend(argument_values(call.arguments))
         yield "assistant", "\n".join(pieces)
         yield "thinking", "\n".join(_texts(node, "thinking"))
     elif kind == "tool_result" and node.result is not None:
