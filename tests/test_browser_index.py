@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 from test_stats import record, usage
 
-from sitegen.render.page import template_environment
+from sitegen.render.templates import template_environment
 from sitegen.resources import resource_dir
 from sitegen.site.pages.stats import render_stats_page
 

@@ -10,7 +10,7 @@ import pytest
 from browser import assert_clean, chromium, open_page
 from test_stats import record, usage
 
-from sitegen.render.page import template_environment
+from sitegen.render.templates import template_environment
 from sitegen.resources import resource_dir
 from sitegen.site.pages.stats import render_stats_page
 

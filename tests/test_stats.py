@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from sitegen.render.page import template_environment
+from sitegen.render.templates import template_environment
 from sitegen.site.pages.charts import (
     PHONE_WIDTH,
     Category,

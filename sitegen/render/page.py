@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import logging
 import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -15,18 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
-from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from sitegen import __version__
-from sitegen.fileio import open_regular, replacing
+from sitegen.fileio import replacing
 from sitegen.gcpause import collector_paused, heap_frozen
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
-from sitegen.render.base._internals import template_cache_filename
 from sitegen.render.base.fragments import FragmentStore
-from sitegen.render.base.text import break_long_words, escape_text, fold_text, html_escape, human_size
+from sitegen.render.base.text import break_long_words, fold_text, html_escape, human_size
 from sitegen.render.cards import folded, images, tool_card
 from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
@@ -43,16 +37,16 @@ from sitegen.render.navigation import (
     tree_rows_html,
 )
 from sitegen.render.split import can_fork, render_in_two, split_by_weight
+from sitegen.render.templates import asset_text, content_security_policy, template_environment
 from sitegen.render.timeline import timeline_svg
 from sitegen.render.tools import ToolView, build_tool_view, image_view
-from sitegen.resources import cache_folder, resource_dir
 from sitegen.timings import PhaseClock
 from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
 from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
-from sitegen.visible import visible_utf8, visible_value
+from sitegen.visible import visible_utf8
 
-__all__ = ["PageOptions", "PageRenderer", "asset_text", "format_time", "format_tokens", "template_environment"]
+__all__ = ["PageOptions", "PageRenderer", "format_time", "format_tokens"]
 
 log = logging.getLogger("sitegen.render")
 
@@ -208,69 +202,6 @@ def kept_marks(transcript: Transcript) -> dict[str, str]:
         for node in transcript.nodes
         if node.kind == "compaction" and isinstance(node.meta.get("firstKeptEntryId"), str)
     }
-
-
-def _bytecode_cache() -> FileSystemBytecodeCache | None:
-    """Compiled templates kept in the user's cache folder: compiling them is a tenth of a small export.
-
-    Keyed by template source, so an edited template is recompiled; without a writable folder, none."""
-    folder = cache_folder("templates")
-    # The key holds no environment setting: a setting compiled into the code (finalize) renames the files.
-    return _TemplateCache(str(folder), "sitegen-v2-%s.cache") if folder is not None else None
-
-
-class _TemplateCache(FileSystemBytecodeCache):
-    """jinja's cache of compiled templates, reading only regular files: a pipe left in the folder
-    would make the first read wait forever. What cannot be read is skipped, with a warning."""
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        filename = template_cache_filename(self, bucket)
-        try:
-            with open_regular(filename) as handle:
-                bucket.load_bytecode(handle)
-        except FileNotFoundError:
-            return
-        except OSError as error:
-            log.warning("Skipping %s in the template cache: %s", filename, error.strerror or error)
-        except Exception:
-            bucket.reset()  # cut short or not jinja's: compiled again, and written anew
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        try:
-            if not stat.S_ISREG(os.lstat(template_cache_filename(self, bucket)).st_mode):
-                return  # not ours to replace (said when it was skipped)
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return
-        super().dump_bytecode(bucket)
-
-
-def template_environment() -> Environment:
-    """The jinja environment for every page: bundled templates, autoescape always on."""
-    env = Environment(
-        loader=FileSystemLoader(str(resource_dir("templates"))),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=_bytecode_cache(),
-    )
-    # `| text` escapes for element content only (quotes kept, a fifth smaller for JSON); never use
-    # it inside an attribute, where autoescape's full escaping is needed.
-    env.filters["text"] = escape_text
-    # Every value a template shows (titles, paths, names, in text and attributes) without control
-    # characters or bidirectional overrides; markup stays markup.
-    env.finalize = visible_value
-    return env
-
-
-def asset_text(name: str) -> str:
-    return (resource_dir("static") / name).read_text(encoding="utf-8")
-
-
-def _csp_hash(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
 class PageRenderer:
@@ -461,7 +392,7 @@ class PageRenderer:
         scripts = [asset_text(name) for name in names] if inline else ["" for _ in names]
         styles = [asset_text(name) for name in PAGE_STYLES] if inline else ["" for _ in PAGE_STYLES]
         theme_js = asset_text("theme.js") if inline else ""
-        csp = _content_security_policy(styles if inline else None, [theme_js, *scripts] if inline else None)
+        csp = content_security_policy(styles if inline else None, [theme_js, *scripts] if inline else None)
         # Rendered around a slot for the conversation, which is streamed in its place. The slot is
         # random so that no session text can contain it.
         slot = f"sitegen-conversation-{os.urandom(16).hex()}"
@@ -587,16 +518,3 @@ def _totals_rows(totals: Totals) -> list[tuple[str, str]]:
     ]
     # No message recorded its usage: it is unknown, not zero.
     return counts + (figures if totals.usage_known else [(name, UNKNOWN_USAGE) for name, _ in figures])
-
-
-def _content_security_policy(styles: list[str] | None, scripts: list[str] | None) -> str:
-    """Only what the page carries: inline code by hash, images as data: URIs, nothing fetched."""
-    style = " ".join(_csp_hash(s) for s in styles) if styles is not None else "'self'"
-    script = " ".join(_csp_hash(s) for s in scripts) if scripts is not None else "'self'"
-    # A site page may be served by `sitegen watch`, whose reload script listens to the server;
-    # a self-contained page connects nowhere.
-    connect = "'none'" if scripts is not None else "'self'"
-    return (
-        f"default-src 'none'; img-src data:; style-src {style}; script-src {script}; "
-        f"connect-src {connect}; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'"
-    )

@@ -16,7 +16,7 @@ def write_unreadable(site_dir: Path, assets: dict[str, str], page: str, source: 
     target = site_dir / page
     if not target.is_file():
         return False
-    from sitegen.render.page import template_environment
+    from sitegen.render.templates import template_environment
 
     env = template_environment()
     root = "../" * (len(PurePosixPath(page).parts) - 1)

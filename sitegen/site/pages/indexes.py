@@ -10,10 +10,10 @@ from markupsafe import Markup
 from sitegen import __version__
 from sitegen.fileio import remove_file, replace_file_if_changed
 from sitegen.render.base.text import human_size
-from sitegen.render.entries import UNKNOWN_USAGE, format_cost
+from sitegen.render.entries import UNKNOWN_USAGE, format_cost, format_time, format_tokens
 from sitegen.render.header import duration_text, minute_text, short_model
 from sitegen.render.navigation import path_html
-from sitegen.render.page import format_time, format_tokens, template_environment
+from sitegen.render.templates import template_environment
 from sitegen.site.pages.all_sessions import (
     ALL_SESSIONS_DATA,
     ALL_SESSIONS_PAGE,

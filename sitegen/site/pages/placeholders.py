@@ -20,7 +20,7 @@ def write_placeholders(site_dir: Path, assets: dict[str, str], pages: Iterable[s
     """A "being built" page at each site-relative path of `pages` that is not there yet, in order, so
     that a first build stopped in its index phase leaves no link to a missing page (the placeholders
     themselves link to none but the stylesheets); what was written."""
-    from sitegen.render.page import template_environment
+    from sitegen.render.templates import template_environment
 
     template = template_environment().get_template("being_built.html.j2")
     written = []

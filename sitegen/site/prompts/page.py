@@ -238,7 +238,8 @@ class _Page:
 
 def _render(site_dir: Path, assets: dict[str, str], problem_count: int, page: _Page) -> None:
     # Jinja and the page renderer's imports: only a build whose prompts changed pays for them.
-    from sitegen.render.page import format_time, template_environment
+    from sitegen.render.entries import format_time
+    from sitegen.render.templates import template_environment
 
     html = (
         template_environment()
