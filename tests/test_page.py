@@ -96,6 +96,22 @@ def test_edit_shows_a_diff(branching: Path) -> None:
     assert '<span class="d-add">+return 2</span>' in html
 
 
+def test_diff_lines_are_each_escaped_in_their_own_span() -> None:
+    from sitegen.render.cards import diff_lines
+    from sitegen.render.tools import DiffLine
+
+    lines = [DiffLine("hunk", "@@ -1 +1 @@"), DiffLine("del", "-a < b & 'c'"), DiffLine("add", '+"x" > y')]
+    assert diff_lines(lines) == (
+        '<span class="d-hunk">@@ -1 +1 @@</span>\n<span class="d-del">-a &lt; b &amp; &#39;c&#39;</span>\n'
+        '<span class="d-add">+&#34;x&#34; &gt; y</span>\n'
+    )
+    # A line that holds a newline (no diff parser makes one) stays one span.
+    assert diff_lines([DiffLine("ctx", "a\n<b>"), DiffLine("add", "c")]) == (
+        '<span class="d-ctx">a\n&lt;b&gt;</span>\n<span class="d-add">c</span>\n'
+    )
+    assert diff_lines([]) == ""
+
+
 def test_header_counts_and_totals(branching: Path) -> None:
     html = render(branching)
     assert "ZZ_SYSTEM_PROMPT_ZZ" in html
