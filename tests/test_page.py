@@ -224,6 +224,23 @@ def test_highlighter_caches_by_content_and_never_guesses() -> None:
     assert "<span" not in highlighter.code(big, "python")
 
 
+def test_highlighter_cache_is_bounded_and_never_serves_other_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitegen.render.highlight import pygments_html
+
+    fresh = Highlighter()
+    expected = [str(fresh.code(f"def f{n}():\n    return {n}\n", "python")) for n in range(30)]
+    monkeypatch.setattr(pygments_html, "CACHE_CHARS", len(expected[0]) * 10)
+    highlighter = Highlighter()
+    for _ in range(2):
+        assert [str(highlighter.code(f"def f{n}():\n    return {n}\n", "python")) for n in range(30)] == expected
+    # Ten blocks fit: only those were served from memory the second time; the others were made again.
+    assert highlighter.hits == 10
+    # Changed code is highlighted anew, whatever the cache holds.
+    changed = highlighter.code("def f0():\n    return 99\n", "python")
+    assert changed == Highlighter().code("def f0():\n    return 99\n", "python") and "99" in changed
+    assert changed != expected[0]
+
+
 def test_renderer_can_be_reused_across_pages(branching: Path, tmp_path: Path) -> None:
     renderer = PageRenderer()
     a = export_html(load_transcript(branching), renderer=renderer)
