@@ -12,8 +12,7 @@ from markupsafe import Markup, escape
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import human_size
 from sitegen.render.tools import Attachment
-from sitegen.transcript.attachments import referenced_urls
-from sitegen.transcript.model import Output, Subagent, Transcript
+from sitegen.transcript.model import Output, Subagent, Transcript, referenced_urls
 
 if TYPE_CHECKING:
     from sitegen.render.page import PageRenderer

@@ -4,7 +4,6 @@ their subagents' own transcripts, and odek's tool frames."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from sitegen.odek.framing import ToolFrame
 from sitegen.session.artifacts import ArtifactFile, open_artifact, resolve_internal_url
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import transcript_from_session
-from sitegen.transcript.model import Attached, Output, Subagent, ToolResult, Transcript
+from sitegen.transcript.model import Attached, Output, Subagent, ToolResult, Transcript, referenced_urls
 from sitegen.transcript.transform import map_transcript_text
 
 __all__ = [
@@ -23,7 +22,6 @@ __all__ = [
     "FileOutput",
     "FilteredFileOutput",
     "TextOutput",
-    "referenced_urls",
     "resolve_attachments",
 ]
 
@@ -32,21 +30,9 @@ log = logging.getLogger("sitegen.transcript")
 # Subagents can start subagents; embedding stops at this depth (deeper ones are linked by name).
 MAX_SUBAGENT_DEPTH = 3
 
-_ARTIFACT_URL = re.compile(r"artifact://(\d+)")
-_AGENT_URL = re.compile(r"agent://([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*)")
 
 TextMap = Callable[[str], str]
 ValueMap = Callable[[Any], Any]
-
-
-def referenced_urls(text: str) -> list[str]:
-    """artifact:// and agent:// URLs named in a text, each once, in order."""
-    seen: dict[str, None] = {}
-    for match in _ARTIFACT_URL.finditer(text):
-        seen.setdefault(f"artifact://{match.group(1)}", None)
-    for match in _AGENT_URL.finditer(text):
-        seen.setdefault(f"agent://{match.group(1).split('/')[0]}", None)
-    return list(seen)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "activity_times",
+    "referenced_urls",
 ]
 
 # Records written after the work, not during it: a terminal closing (omp's session_exit, maybe
@@ -165,6 +167,20 @@ class Output(Protocol):
     def measure(self, part: str) -> int:
         """A part's size in the unit of size."""
         ...
+
+
+_ARTIFACT_URL = re.compile(r"artifact://(\d+)")
+_AGENT_URL = re.compile(r"agent://([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*)")
+
+
+def referenced_urls(text: str) -> list[str]:
+    """artifact:// and agent:// URLs named in a text, each once, in order (Transcript.attachments' keys)."""
+    seen: dict[str, None] = {}
+    for match in _ARTIFACT_URL.finditer(text):
+        seen.setdefault(f"artifact://{match.group(1)}", None)
+    for match in _AGENT_URL.finditer(text):
+        seen.setdefault(f"agent://{match.group(1).split('/')[0]}", None)
+    return list(seen)
 
 
 @dataclass(frozen=True, slots=True)
