@@ -110,11 +110,12 @@ class AttachmentViews:
         for url in referenced_urls(text):
             if url in self._cache:
                 attachment = self._cache[url]
-                # Named again later: the output again, but the transcript only once.
-                if attachment is not None and attachment.transcript is not None:
-                    attachment = replace(attachment, transcript=None, transcript_shown_before=True)
             else:
-                attachment = self._cache[url] = self._place(url)
+                attachment = later = self._place(url)
+                if attachment is not None and attachment.transcript is not None:
+                    # Named again later: the output again, but the transcript only once (its HTML is not kept).
+                    later = replace(attachment, transcript=None, transcript_shown_before=True)
+                self._cache[url] = later
             if attachment is not None:
                 found.append(attachment)
         return found
