@@ -37,6 +37,9 @@ def test_build_profile_prints_every_phase_and_the_total(tmp_path: Path, jobs: st
     # The worker phases are there whether the sessions render in this process or in a pool.
     for phase in ("plan", "load", "highlight", "markdown", "templates", "search", "related", "stats", "write"):
         assert phase in rows, phase
+    # Each of the site pages' generators under its own name (sitegen.site.pages.site_pages).
+    for phase in ("prompts", "problems", "projects", "all-sessions", "home"):
+        assert phase in rows, phase
     phases = {name: value for name, value in rows.items() if name not in ("total", "wall")}
     assert set(phases) <= set(PHASES)
     assert rows["total"] == pytest.approx(sum(phases.values()), abs=0.001 * len(phases))
