@@ -62,3 +62,12 @@ def test_nested_phases_count_their_own_time() -> None:
         clock.timed("highlight", lambda: None)()
     assert clock.take() == {"templates": 5.0, "highlight": 5.0}
     assert clock.seconds == {}
+
+
+def test_paused_time_goes_to_no_phase() -> None:
+    # search opens at 0; paused from 1 to 6 (a worker's render, whose seconds come back with it); closes at 8
+    ticks = iter([0.0, 1.0, 6.0, 8.0])
+    clock = PhaseClock(now=lambda: next(ticks))
+    with clock.phase("search"), clock.paused():
+        clock.add({"load": 4.0})
+    assert clock.take() == {"search": 3.0, "load": 4.0}

@@ -17,7 +17,9 @@ __all__ = ["SiteContext", "SiteGenerator", "run_generators"]
 @dataclass(frozen=True, slots=True)
 class SiteContext:
     """What the site pages are made from, the same for every generator of one pass: the site folder,
-    the build's sessions (the manifest's entries are this build's) and what changed since the last build."""
+    the build's sessions (the manifest's entries are this build's) and what changed since the last build.
+    Generators read it; the one thing written back is what the project pages show (manifest.projects),
+    which the manifest keeps for the next build."""
 
     out: Path
     assets: dict[str, str]  # asset name -> its published name, as every page links it
