@@ -69,11 +69,18 @@ class IndexPages:
         return self._listing[1]
 
 
-@dataclass(frozen=True, slots=True)
-class StatsPage:
+class _IndexPage:
+    """An index page's generator, made with what the index pages of the build share."""
+
+    name: ClassVar[str]
+
+    def __init__(self, pages: IndexPages) -> None:
+        self.pages = pages
+
+
+class StatsPage(_IndexPage):
     """stats.html: the figures of every session, all time and the last 30 and 7 days, with charts."""
 
-    pages: IndexPages
     name: ClassVar[str] = "stats"
 
     def write(self, context: SiteContext) -> list[str]:
@@ -82,11 +89,9 @@ class StatsPage:
         return self.pages.writer(context).write_stats(self.pages.listing(context))
 
 
-@dataclass(frozen=True, slots=True)
-class ProblemsPage:
+class ProblemsPage(_IndexPage):
     """problems.html: the session files with no page, the parts pages could not show, the repairs."""
 
-    pages: IndexPages
     name: ClassVar[str] = "problems"
 
     def write(self, context: SiteContext) -> list[str]:
@@ -95,11 +100,9 @@ class ProblemsPage:
         return self.pages.writer(context).write_problems(self.pages.listing(context))
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectPages:
+class ProjectPages(_IndexPage):
     """projects/<slug>.html: those of the projects whose sessions, or whose figures, changed."""
 
-    pages: IndexPages
     name: ClassVar[str] = "projects"
 
     def write(self, context: SiteContext) -> list[str]:
@@ -122,11 +125,9 @@ class ProjectPages:
         return written
 
 
-@dataclass(frozen=True, slots=True)
-class AllSessionsPage:
+class AllSessionsPage(_IndexPage):
     """sessions.html and its data file, which the palette and the session pages' keys read too."""
 
-    pages: IndexPages
     name: ClassVar[str] = "all-sessions"
 
     def write(self, context: SiteContext) -> list[str]:
@@ -136,11 +137,9 @@ class AllSessionsPage:
         return self.pages.writer(context).write_all_sessions(listing.records, listing.names, listing.problem_count)
 
 
-@dataclass(frozen=True, slots=True)
-class HomePage:
+class HomePage(_IndexPage):
     """index.html; then the pages of projects that are gone, which it linked to."""
 
-    pages: IndexPages
     name: ClassVar[str] = "home"
 
     def write(self, context: SiteContext) -> list[str]:
