@@ -495,7 +495,7 @@ def cold_build_run(sitegen: list[str], agent: Path, site: Path, jobs: int, *, sa
     """`sitegen build` on an empty site folder with a fresh HOME."""
     shutil.rmtree(site, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="bench-build-home-") as tmp:
-        command = [*sitegen, "build", "--out", str(site), "--agent-dir", str(agent), "--jobs", str(jobs)]
+        command = [*sitegen, "build", "--out", str(site), "--agent-dir", str(agent.resolve()), "--jobs", str(jobs)]
         return run_measured(command, env=child_env(Path(tmp)), cwd=Path(tmp), sample=sample)
 
 
@@ -634,10 +634,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not pi_transcript:
             raise SystemExit("pi-transcript not found: pass --pi-transcript-bin")
         corpora = [
-            (name, args.agent or ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
+            (name, ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
             for name, plain in (("team", False), ("plain", True))
             if name in args.corpora.split(",")
         ]
+        if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy)
+            corpora = [("agent", args.agent)]
         cold_only(corpora, sitegen_command(args.sitegen_bin), pi_transcript, args.jobs, args.runs)
         return 0
     source = args.agent or ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb)
