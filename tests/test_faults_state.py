@@ -52,7 +52,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "cut short": (lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]), "is not whole JSON"),
     "empty": (lambda p: p.write_bytes(b""), "is not whole JSON"),
     "not an object": (lambda p: p.write_bytes(b"[1, 2]"), "is not a JSON object"),
-    "another format": (_edit(lambda d: d.update(format=1)), "is of another format (1, not 2)"),
+    "another format": (_edit(lambda d: d.update(format=1)), "is of another format (1, not 3)"),
     "a count that is text": (
         _edit(lambda d: _first_record(d).update(messages="many")),
         "has a wrong value at sessions[",

@@ -214,6 +214,8 @@ def plan_sessions(config: BuildConfig, site: SiteState, result: BuildResult) -> 
         digest, problem = None, source.problem
         if old is not None and old.made_by == made_by:
             same_index = old.record is None or old.record.index_digest == index.digest(old.record.session_id)
+            # A session whose details file went (read back damaged, it is removed) is rendered again.
+            same_index &= old.record is None or os.path.exists(old.record.details_file)
             if old.fingerprint == stamp.to_json() and same_index:
                 current[path] = old
                 continue

@@ -11,6 +11,8 @@ from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import ParamSpec, TypeVar
 
+import orjson
+
 from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import is_disk_full
@@ -37,6 +39,7 @@ from sitegen.site.state.jobs import (
     relative_url,
     subagent_search_key,
 )
+from sitegen.site.state.details import SessionDetails, details_path, write_details
 from sitegen.site.state.manifest import content_hash
 from sitegen.site.state.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.state.sources import is_utf8_path
@@ -188,8 +191,12 @@ def session_record(job: RenderJob, transcript: Transcript, subagents: dict[str, 
         defects=transcript.defects,
         ids_chained=transcript.ids_chained,
         size=_file_size(job.source),
-        **record_activity(transcript, used),
+        details=SessionDetails(**record_activity(transcript, used)),
     )
+
+
+def _digest_of(value: object) -> str:
+    return hashlib.blake2b(orjson.dumps(value), digest_size=16).hexdigest()
 
 
 def _title_of(source: str) -> str:
@@ -333,9 +340,15 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         outcome.written.append(job.page)
         outcome.record = session_record(job, transcript, subagents)
         outcome.record.flagged_turns = [turn.to_json() for turn in options.turn_audits if turn.flagged]
-        outcome.record.terms = _timed(job, "related", session_terms)(transcript)
         outcome.record.prompts = user_prompts(transcript)
-        outcome.record.typed_prompts = typed_prompts(transcript)
+        details = outcome.record.details or SessionDetails()
+        details.terms = _timed(job, "related", session_terms)(transcript)
+        details.typed_prompts = typed_prompts(transcript)
+        outcome.record.typed_digest = _digest_of(details.typed_prompts)
+        # Written here, not held: the build process reads them only while a page needs them.
+        outcome.record.details_file = str(details_path(Path(job.site_dir), job.key))
+        write_details(Path(outcome.record.details_file), details)
+        outcome.record.details = None
         outcome.record.index_digest = index.digest(transcript.session_id)
         _timed(job, "search", _store_search)(Path(job.site_dir), job.key, transcript)
         fragments.save(fragments_path(Path(job.site_dir), job.key))

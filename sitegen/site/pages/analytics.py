@@ -68,7 +68,7 @@ def windows_to(last: date | None) -> list[Window]:
 
 
 def record_activity(transcript: Transcript, usage_nodes: Sequence[Node]) -> dict[str, Any]:
-    """The record's tools, active and speed fields (sitegen.site.state.records.SessionRecord). `usage_nodes` are
+    """The session's tools, active and speed details (sitegen.site.state.details.SessionDetails). `usage_nodes` are
     the nodes whose usage the record keeps, in its order: a call names its message by that position, so
     that a /fork copy of the message (same usage key) is known for one without a key of its own."""
     position = {node.id: n for n, node in enumerate(usage_nodes)}
@@ -209,12 +209,13 @@ def compute_windows(records: Sequence[SessionRecord], windows: Sequence[Window])
     for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
         slug = record.project_slug
         names.setdefault(slug, record.project or "(unknown)")
-        runs.setdefault(slug, []).extend(record.active)
+        details = record.read_details()
+        runs.setdefault(slug, []).extend(details.active)
         keys = record.usage.keys
         # Most sessions share no message with an older one: then no call needs looking up.
         copied = set() if seen.isdisjoint(keys) else {n for n, key in enumerate(keys) if key in seen}
         seen.update(keys)
-        log = record.tools
+        log = details.tools
         if log:
             # Summed per (day, tool) first: a session has thousands of calls but few such groups.
             groups: dict[tuple[int, int], ToolTally] = {}
@@ -235,7 +236,7 @@ def compute_windows(records: Sequence[SessionRecord], windows: Sequence[Window])
                     if window.holds(days[day]):
                         tools[n].setdefault(group.tool, ToolTally(group.tool)).merge(group)
                         per_project[n].setdefault(slug, {}).setdefault(group.tool, ToolTally(group.tool)).merge(group)
-        for model, day, output, ms in record.speed:
+        for model, day, output, ms in details.speed:
             for result in results:
                 if result.window.holds(day):
                     for tally in (

@@ -14,6 +14,7 @@ from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import open_regular, replace_file, set_aside
 from sitegen.gcpause import collector_paused
+from sitegen.site.state.details import details_path
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.shape import conforms
 
@@ -23,7 +24,8 @@ log = logging.getLogger("sitegen.site")
 
 MANIFEST_PATH = ".sitegen/manifest.json"
 # 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.state.records.UsageLog).
-FORMAT = 2
+# 3: typed prompts, terms, tool calls, activity and speed in a file per session (sitegen.site.state.details).
+FORMAT = 3
 
 
 class SiteStateError(SitegenError):
@@ -65,7 +67,7 @@ class ManifestEntry:
             "key": self.key,
             "project_slug": self.project_slug,
             "page": self.page,
-            "record": self.record,
+            "record": None if self.record is None else self.record.to_json(),
             "problem": self.problem,
             "made_by": self.made_by,
         }
@@ -206,7 +208,11 @@ class SiteManifest:
         if wrong is not None:
             return cls._set_aside(path, f"has a wrong value at {wrong}")
         with collector_paused():
-            return cls._from_json(data)
+            manifest = cls._from_json(data)
+        for entry in manifest.sessions.values():
+            if entry.record is not None:
+                entry.record.details_file = str(details_path(site_dir, entry.key))
+        return manifest
 
     @classmethod
     def _set_aside(cls, path: Path, reason: str) -> SiteManifest:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
+
+from sitegen.site.state.details import SessionDetails, read_details
 
 __all__ = ["UNKNOWN_PROJECT", "SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
 
@@ -140,24 +143,29 @@ class SessionRecord:
     ids_chained: int = 0
     # Turns sitegen's audit flags (issue 6): [{turn, user_node_id, first_suspicious_node_id, ...}].
     flagged_turns: list[dict[str, Any]] = field(default_factory=list)
-    # Most frequent words of user and assistant text, for related sessions.
-    terms: dict[str, int] = field(default_factory=dict)
     size: int = 0  # bytes of the session file when it was rendered
     # [entry id, time ms, text key] per user message: links the prompt history to its entries.
     prompts: list[list[Any]] = field(default_factory=list)
     agent_profile: str = ""  # the agent profile whose dir holds the session ("" for none)
     # What history.db's session index said of it when its page was made (SessionIndex.digest).
     index_digest: str = ""
-    # [entry id, time ms, text key, text] per prompt the user typed (sitegen.site.prompts.session_prompts).
-    typed_prompts: list[list[Any]] = field(default_factory=list)
-    # Tool calls (issue 34): {"names": [tool], "days": [YYYY-MM-DD], "rows": [[message (its position in
-    # usage.keys, -1 without usage), day, name (positions in those lists), failed (0/1), output bytes,
-    # duration ms (-1: unknown)], ...]}: numbers only, a row per call; {} for none.
-    tools: dict[str, Any] = field(default_factory=dict)
-    # Runs of activity, [start ms, end ms]: entries no more than ACTIVE_GAP_MS apart.
-    active: list[list[int]] = field(default_factory=list)
-    # Output tokens and the ms the model took to write them, per model and day: [model, day, output, ms].
-    speed: list[list[Any]] = field(default_factory=list)
+    # What the typed prompts were (a digest of SessionDetails.typed_prompts): the Prompts page's inputs.
+    typed_digest: str = ""
+    # The typed prompts, terms, tool calls, activity and speed (sitegen.site.state.details): held by a
+    # record the worker has just made (or a test), else read from details_file each time they are needed;
+    # neither is in the manifest.
+    details: SessionDetails | None = None
+    details_file: str = ""
+
+    def read_details(self) -> SessionDetails:
+        """The session's details: those held, else its details file's (read each time: not kept)."""
+        if self.details is not None:
+            return self.details
+        return read_details(Path(self.details_file)) if self.details_file else SessionDetails()
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as the manifest keeps it: without its details."""
+        return {name: getattr(self, name) for name in _STORED}
 
     @property
     def usage_known(self) -> bool:
@@ -187,3 +195,7 @@ class SessionRecord:
         values = dict(data)
         values["usage"] = UsageLog.from_json(values["usage"])
         return cls(**values)
+
+
+# The fields the manifest keeps of a record.
+_STORED = tuple(f.name for f in fields(SessionRecord) if f.name not in ("details", "details_file"))

@@ -1,0 +1,70 @@
+"""A session's bulky record fields (typed prompts, tool calls, terms, activity), in a file of its own."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sitegen.fileio import open_regular, replace_file
+from sitegen.site.state.shape import conforms
+
+__all__ = ["DETAILS_DIR", "SessionDetails", "details_path", "read_details", "write_details"]
+
+log = logging.getLogger("sitegen.site")
+
+# One file per session (its key), beside the manifest: the build process reads a session's details
+# only while a page that needs them is made, so its memory does not grow with the number of sessions
+# (at 2,000 sessions they were 100 MB of the manifest's 146).
+DETAILS_DIR = ".sitegen/details"
+
+
+@dataclass(slots=True)
+class SessionDetails:
+    """What the Prompts, related and stats pages read of a session (sitegen.site.state.records.SessionRecord)."""
+
+    # [entry id, time ms, text key, text] per prompt the user typed (sitegen.site.prompts.session_prompts).
+    typed_prompts: list[list[Any]] = field(default_factory=list)
+    # Most frequent words of user and assistant text, for related sessions.
+    terms: dict[str, int] = field(default_factory=dict)
+    # Tool calls (issue 34): {"names": [tool], "days": [YYYY-MM-DD], "rows": [[message (its position in
+    # usage.keys, -1 without usage), day, name (positions in those lists), failed (0/1), output bytes,
+    # duration ms (-1: unknown)], ...]}: numbers only, a row per call; {} for none.
+    tools: dict[str, Any] = field(default_factory=dict)
+    # Runs of activity, [start ms, end ms]: entries no more than ACTIVE_GAP_MS apart.
+    active: list[list[int]] = field(default_factory=list)
+    # Output tokens and the ms the model took to write them, per model and day: [model, day, output, ms].
+    speed: list[list[Any]] = field(default_factory=list)
+
+
+def details_path(site_dir: Path, key: str) -> Path:
+    return site_dir / DETAILS_DIR / f"{key}.json"
+
+
+def write_details(path: Path, details: SessionDetails) -> None:
+    """Sorted keys: the same session always gives the same bytes."""
+    replace_file(path, orjson.dumps(details, option=orjson.OPT_SORT_KEYS), self_checking=True)
+
+
+def read_details(path: Path) -> SessionDetails:
+    """The session's details; a file that is missing or damaged reads as none (empty lists) and is
+    removed, so the next build renders the session again (sitegen.site.build.plan checks it is there)."""
+    try:
+        with open_regular(path) as handle:
+            data = orjson.loads(handle.read())
+        if conforms(data, SessionDetails):
+            return SessionDetails(**data)
+        problem = "has a wrong value"
+    except FileNotFoundError:
+        problem = "is missing"
+    except (OSError, orjson.JSONDecodeError) as error:
+        problem = f"cannot be read ({error})"
+    log.warning("The session details %s %s; the session is rendered again by the next build", path, problem)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+    return SessionDetails()

@@ -1,0 +1,122 @@
+"""Each session's details file (.sitegen/details/<key>.json): written by its render, kept out of the
+manifest, read back by the pages that need it, and made again when it goes missing or is damaged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from fault_helpers import run_cli
+from site_helpers import make_session
+
+from sitegen.site.state.details import SessionDetails, read_details, write_details
+
+DETAILS = Path(".sitegen/details")
+MANIFEST = Path(".sitegen/manifest.json")
+
+
+def _built(root: Path) -> tuple[Path, Path]:
+    """(agent dir, a site built from it)."""
+    agent = root / "agent"
+    for number in range(3):
+        make_session(agent, "/work/gamma", f"gamma-{number}", f"ZZ_GAMMA{number}_ZZ", entries=3)
+    site = root / "site"
+    assert run_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "1").returncode == 0
+    return agent, site
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return _built(tmp_path_factory.mktemp("details"))
+
+
+def _details(site: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted((site / DETAILS).iterdir())}
+
+
+def _build(site: Path, agent: Path, jobs: str = "1") -> str:
+    done = run_cli("build", "--out", site, "--agent-dir", agent, "--jobs", jobs)
+    assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr
+
+
+def test_a_file_per_session_holds_what_the_manifest_does_not(built: tuple[Path, Path]) -> None:
+    _, site = built
+    files = _details(site)
+    assert sorted(files) == sorted(f"2026-01-01T00-00-00-000Z_gamma-{n}.json" for n in range(3))
+    details = orjson.loads(files["2026-01-01T00-00-00-000Z_gamma-1.json"])
+    assert [prompt[3] for prompt in details["typed_prompts"]] == [
+        "ZZ_GAMMA1_ZZ first question",
+        "ZZ_GAMMA1_ZZ follow-up 0",
+    ]
+    assert details["terms"] and details["tools"]["names"] == ["bash"]
+    manifest = (site / MANIFEST).read_text()
+    assert "ZZ_GAMMA1_ZZ follow-up" not in manifest and '"terms"' not in manifest and '"tools"' not in manifest
+    # What the pages made of them.
+    assert "ZZ_GAMMA1_ZZ follow-up 0" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
+
+
+def test_the_same_sessions_give_the_same_bytes(built: tuple[Path, Path], tmp_path: Path) -> None:
+    agent, site = built
+    again = tmp_path / "site"
+    _build(again, agent, jobs="2")
+    assert _details(again) == _details(site)
+
+
+def test_a_changed_session_rewrites_its_file_alone(tmp_path: Path) -> None:
+    agent, site = _built(tmp_path)
+    before = _details(site)
+    session = next(agent.glob("sessions/*/*_gamma-2.jsonl"))
+    with session.open("ab") as handle:
+        line = {"type": "message", "id": "zz000009", "parentId": "u2", "timestamp": "2026-01-01T00:05:00.000Z"}
+        line["message"] = {"role": "user", "content": [{"type": "text", "text": "ZZ_ADDED_ZZ"}], "timestamp": 0}
+        handle.write(orjson.dumps(line) + b"\n")
+    assert "1 rendered" in _build(site, agent)
+    after = _details(site)
+    changed = [name for name in after if after[name] != before[name]]
+    assert changed == ["2026-01-01T00-00-00-000Z_gamma-2.json"]
+    typed = orjson.loads(after[changed[0]])["typed_prompts"]
+    assert typed[-1][3] == "ZZ_ADDED_ZZ"
+    assert "ZZ_ADDED_ZZ" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
+    # A session gone takes its file with it.
+    session.unlink()
+    _build(site, agent)
+    assert sorted(_details(site)) == sorted(name for name in before if name != changed[0])
+
+
+def test_a_missing_file_renders_its_session_again(tmp_path: Path) -> None:
+    agent, site = _built(tmp_path)
+    before = _details(site)
+    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-0.json").unlink()
+    assert "1 rendered" in _build(site, agent)
+    assert _details(site) == before
+    assert "is up to date" in _build(site, agent)
+
+
+@pytest.mark.parametrize("damage", [b"", b"{not json", b'{"terms": "many"}', b"\0" * 64])
+def test_a_damaged_file_reads_as_none_and_its_session_is_rendered_again(tmp_path: Path, damage: bytes) -> None:
+    agent, site = _built(tmp_path)
+    before = _details(site)
+    path = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.json"
+    path.write_bytes(damage)
+    assert read_details(path) == SessionDetails()
+    assert not path.exists()  # removed: the next build renders the session again
+    assert "1 rendered" in _build(site, agent)
+    assert _details(site) == before
+
+
+def test_details_round_trip(tmp_path: Path) -> None:
+    details = SessionDetails(
+        typed_prompts=[["e1", 1000, "k1", "hello <b>"]],
+        terms={"word": 3, "other": 1},
+        tools={"names": ["bash"], "days": ["2026-01-01"], "rows": [[0, 0, 0, 1, 20, -1]]},
+        active=[[1000, 2000]],
+        speed=[["m", "2026-01-01", 10, 500]],
+    )
+    path = tmp_path / "d.json"
+    write_details(path, details)
+    first = path.read_bytes()
+    assert read_details(path) == details
+    write_details(path, read_details(path))
+    assert path.read_bytes() == first
