@@ -31,6 +31,7 @@ from sitegen.site.pages.related import session_terms
 from sitegen.site.prompts.links import user_prompts
 from sitegen.site.prompts.session_prompts import typed_prompts
 from sitegen.site.search.index import extract_search_entries, has_search_entries, store_search_entries
+from sitegen.site.state.details import SessionDetails, details_path, write_details
 from sitegen.site.state.jobs import (
     RenderJob,
     RenderOutcome,
@@ -39,7 +40,6 @@ from sitegen.site.state.jobs import (
     relative_url,
     subagent_search_key,
 )
-from sitegen.site.state.details import SessionDetails, details_path, write_details
 from sitegen.site.state.manifest import content_hash
 from sitegen.site.state.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.state.sources import is_utf8_path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,8 +64,6 @@ def read_details(path: Path) -> SessionDetails:
     except (OSError, orjson.JSONDecodeError) as error:
         problem = f"cannot be read ({error})"
     log.warning("The session details %s %s; the session is rendered again by the next build", path, problem)
-    try:
+    with contextlib.suppress(OSError):
         path.unlink()
-    except OSError:
-        pass
     return SessionDetails()
