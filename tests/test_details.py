@@ -120,3 +120,16 @@ def test_details_round_trip(tmp_path: Path) -> None:
     assert read_details(path) == details
     write_details(path, read_details(path))
     assert path.read_bytes() == first
+
+
+def test_the_manifest_written_an_entry_at_a_time_is_whole_json(built: tuple[Path, Path], tmp_path: Path) -> None:
+    """The bytes orjson gives the whole manifest, and a digest the next load accepts (no value check)."""
+    from sitegen.site.state import manifest as manifest_module
+
+    _, site = built
+    raw = (site / MANIFEST).read_bytes()
+    assert orjson.dumps(orjson.loads(raw)) == raw
+    assert manifest_module._digest(raw) == (site / f"{MANIFEST}.digest").read_text()
+    copy = tmp_path / "site"
+    manifest_module.SiteManifest.load(site).save(copy)
+    assert (copy / MANIFEST).read_bytes() == raw
