@@ -156,3 +156,51 @@ def test_outputs_that_are_pipes_or_link_out_of_their_folder_are_left_off_the_pag
         assert "ZZ_OUTSIDE_ZZ" not in html
         assert "<summary>artifact://0" not in html and "<summary>artifact://1" not in html
         assert "<summary>artifact://2" in html
+
+
+def session_with_subagents(folder: Path, count: int, transcript_size: int) -> Path:
+    """A session whose task calls each name a subagent's output (agent://<n>-Scout) with its transcript of
+    about transcript_size bytes in the artifact folder, as omp keeps them."""
+    b = SessionBuilder(session_id="budget-0002", cwd="/work/app")
+    b.user("u1", "survey everything")
+    for n in range(count):
+        b.assistant(f"a{n}", [text("Delegating."), tool_call(f"c{n}", "task", agent="explore")])
+        b.tool_result(f"r{n}", f"c{n}", "task", f"done: agent://{n}-Scout")
+    session = b.write(folder / "2026-01-01T00-00-00-000Z_budget-0002.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    for n in range(count):
+        (artifacts / f"{n}-Scout.md").write_text(f"ZZ_OUTPUT_{n}_ZZ\n", encoding="utf-8")
+        sub = SessionBuilder(session_id=f"sub-{n:04d}")
+        sub.user("su1", "scout the repo")
+        sub.assistant("sa1", [text(f"ZZ_TRANSCRIPT_{n}_ZZ " + "finding " * (transcript_size // 8))])
+        sub.write(artifacts / f"{n}-Scout.jsonl")
+    return session
+
+
+def test_subagent_transcripts_spend_from_the_page_budget(tmp_path: Path) -> None:
+    # 12 transcripts of about 500 KB: 6 MB, over the 4.8 MB a page carries. The first ones are on the
+    # page, the rest named with their file; every subagent's output is still there.
+    session = session_with_subagents(tmp_path, 12, 500 * KB)
+    html = export_html(load_transcript(session))
+    shown = [n for n in range(12) if f"ZZ_TRANSCRIPT_{n}_ZZ" in html]
+    assert shown == list(range(len(shown))) and 6 <= len(shown) < 12
+    assert all(f"ZZ_OUTPUT_{n}_ZZ" in html for n in range(12))
+    assert (
+        "Not on this page (its 4.8 MB for outputs are spent): its transcript is 11-Scout.jsonl (500.6 KB) in the"
+        " artifact folder." in html
+    )
+    assert len(html) < ArtifactBudget().total + 1000 * KB
+
+
+def test_subagent_transcripts_with_artifacts_none_and_full(tmp_path: Path) -> None:
+    session = session_with_subagents(tmp_path, 3, 2 * KB)
+    for mode, on_page in (("none", False), ("full", True), ("budget", True)):
+        page = tmp_path / f"{mode}.html"
+        done = run_sitegen("export", str(session), "-o", str(page), "--artifacts", mode, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        html = page.read_text(encoding="utf-8")
+        assert all((f"ZZ_TRANSCRIPT_{n}_ZZ" in html) == on_page for n in range(3)), mode
+        assert ('id="sub-0-Scout-sa1"' in html) == on_page, mode
+        named = "Not on this page (--artifacts none): its transcript is 2-Scout.jsonl ("
+        assert (named in html) == (not on_page), mode

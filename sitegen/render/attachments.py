@@ -84,6 +84,21 @@ class ArtifactBudget:
             return render(head) + cut + render(tail), note, None
         return Markup(""), f"Not on this page (its {human_size(self.total)} for outputs are spent): {where}.", None
 
+    def admit(self, name: str, size: int) -> str:
+        """Whether a subagent's transcript (its file: name, size in bytes) goes on the page, spent from
+        the same budget as outputs: "" when it does, else a note of why not and where it is. A long
+        session's folder can hold more transcript than session; each rendered costs as much as its
+        share of the session does."""
+        where = f"its transcript is {name} ({human_size(size)}) in the artifact folder"
+        if self.mode == "full":
+            return ""
+        if self.mode == "none":
+            return f"Not on this page (--artifacts none): {where}."
+        if self.spent + size <= self.total:
+            self.spent += size
+            return ""
+        return f"Not on this page (its {human_size(self.total)} for outputs are spent): {where}."
+
 
 class Output(Protocol):
     """What an attachment shows, read as far as the budget needs: its size, all of it, or its two ends."""
@@ -227,6 +242,12 @@ class AttachmentResolver:
         )
         if sidecar is None or self.depth >= MAX_SUBAGENT_DEPTH or agent_id in self.linked:
             return None
+        try:
+            left_out = self.budget.admit(sidecar.name, sidecar.stat().st_size)
+        except OSError:
+            return None
+        if left_out:
+            return Markup('<p class="muted">') + escape(left_out) + Markup("</p>")
         try:
             transcript = transcript_from_session(open_session(sidecar))
         except SitegenError as error:
