@@ -204,3 +204,19 @@ def test_subagent_transcripts_with_artifacts_none_and_full(tmp_path: Path) -> No
         assert ('id="sub-0-Scout-sa1"' in html) == on_page, mode
         named = "Not on this page (--artifacts none): its transcript is 2-Scout.jsonl ("
         assert (named in html) == (not on_page), mode
+
+
+def test_a_huge_subagent_output_is_read_only_as_far_as_it_is_shown(tmp_path: Path) -> None:
+    # A subagent's 3 GB output, sparse on disk: none mode states its size without reading it, the budget
+    # shows its two ends (reading it whole would stop at the reader's cap of 256 MB).
+    session = session_with_subagents(tmp_path, 1, 2 * KB)
+    output = session.with_suffix("") / "0-Scout.md"
+    with output.open("r+b") as handle:
+        handle.seek(3 * 1024**3 - 20)
+        handle.write(b"\nLAST_OF_3_GB_ZZ\n")
+    page = tmp_path / "none.html"
+    assert run_sitegen("export", str(session), "-o", str(page), "--artifacts", "none", cwd=tmp_path).returncode == 0
+    assert "Not on this page (--artifacts none): the full output is in agent://0-Scout (3.0 GB)." in page.read_text()
+    html = export_html(load_transcript(session))
+    assert "ZZ_OUTPUT_0_ZZ" in html and "LAST_OF_3_GB_ZZ" in html
+    assert "3.0 GB more: the full output is in agent://0-Scout." in html

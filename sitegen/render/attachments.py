@@ -14,7 +14,7 @@ from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import human_size
 from sitegen.render.tools import Attachment, referenced_urls
-from sitegen.session.artifacts import ArtifactFile, open_artifact, resolve_internal_url
+from sitegen.session.artifacts import ArtifactFile, open_output, resolve_internal_url
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import transcript_from_session
 from sitegen.transcript.transform import map_transcript_text
@@ -228,10 +228,10 @@ class AttachmentResolver:
         )
 
     def _output(self, url: str) -> Output:
-        """What url names. An artifact is read only as far as it is shown, but for redaction, which must
-        see the whole text (a secret can straddle where a head would be cut)."""
-        if url.startswith("artifact://") and self.text_filter is None:
-            return FileOutput(open_artifact(url, self.artifacts_dirs))
+        """What url names. An artifact or a subagent's whole output is read only as far as it is shown,
+        but for redaction, which must see the whole text (a secret can straddle where a head would be cut)."""
+        if self.text_filter is None and (file := open_output(url, self.artifacts_dirs)) is not None:
+            return FileOutput(file)
         content = resolve_internal_url(url, self.artifacts_dirs)
         return TextOutput(self.text_filter(content) if self.text_filter is not None else content)
 

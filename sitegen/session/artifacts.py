@@ -25,6 +25,7 @@ __all__ = [
     "artifacts_dir_for",
     "list_artifacts",
     "open_artifact",
+    "open_output",
     "parse_query",
     "resolve_internal_url",
     "subagent_transcripts",
@@ -300,7 +301,25 @@ def open_artifact(url: str, dirs: Sequence[Path]) -> ArtifactFile:
     scheme, _, rest = url.partition("://")
     if scheme != "artifact":
         raise ArtifactError(f"Not an artifact:// URL: {url}")
-    path = _artifact_path(rest.split("#", 1)[0].partition("?")[0].partition("/")[0], dirs)
+    return _opened(_artifact_path(rest.split("#", 1)[0].partition("?")[0].partition("/")[0], dirs))
+
+
+def open_output(url: str, dirs: Sequence[Path]) -> ArtifactFile | None:
+    """The file an artifact:// URL or a whole agent://<id> output names, found as resolve_internal_url
+    finds it, not yet read; None for an agent:// URL that picks a part of its output (a path, ?q=),
+    which only the whole text answers. A page that names a subagent's output without showing it (over
+    its budget, --artifacts none) need not read it."""
+    scheme, sep, rest = url.partition("://")
+    if scheme != "agent" or not sep:
+        return open_artifact(url, dirs)
+    location, _, query = rest.split("#", 1)[0].partition("?")
+    output_id, slash, path = location.partition("/")
+    if (slash + path) not in ("", "/") or parse_qs(query, keep_blank_values=True).get("q"):
+        return None
+    return _opened(_agent_folder(output_id, _agent_listings(output_id, dirs)) / f"{output_id}.md")
+
+
+def _opened(path: Path) -> ArtifactFile:
     _check_link(path)
     try:
         with open_regular(path, buffering=0) as handle:
@@ -341,7 +360,8 @@ def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> Path:
     raise ArtifactError(f"Artifact {artifact_id} not found. Available: {listed}")
 
 
-def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) -> str:
+def _agent_listings(output_id: str, dirs: Sequence[Path]) -> list[tuple[Path, _Listing]]:
+    """The listings an agent:// output is looked up in."""
     if not dirs:
         raise ArtifactError("No session - agent outputs unavailable")
     listings = [(folder, names) for folder in dirs if (names := _listing(folder)) is not None]
@@ -349,15 +369,26 @@ def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) 
         raise ArtifactError("No artifacts directory found")
     if not output_id:
         raise ArtifactError("agent:// URL requires an output ID: agent://<id>")
+    return listings
+
+
+def _agent_folder(output_id: str, listings: list[tuple[Path, _Listing]]) -> Path:
+    """The first folder that holds <output_id>.md."""
+    found = next((folder for folder, listing in listings if f"{output_id}.md" in listing.names), None)
+    if found is None:
+        ids = sorted({output for _, listing in listings for output in listing.outputs})
+        raise ArtifactError(f"Not found: {output_id}. Available: {', '.join(ids) or 'none'}")
+    return found
+
+
+def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) -> str:
+    listings = _agent_listings(output_id, dirs)
     q_values = parse_qs(query, keep_blank_values=True).get("q", [])
     q = q_values[0] if q_values else ""
     by_path = path not in ("", "/")
     if by_path and q:
         raise ArtifactError("agent:// URL cannot combine path extraction with ?q=")
-    found = next((folder for folder, listing in listings if f"{output_id}.md" in listing.names), None)
-    if found is None:
-        ids = sorted({output for _, listing in listings for output in listing.outputs})
-        raise ArtifactError(f"Not found: {output_id}. Available: {', '.join(ids) or 'none'}")
+    found = _agent_folder(output_id, listings)
     text = _read_text(found / f"{output_id}.md")
     if not by_path and not q:
         return text
