@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -158,14 +160,18 @@ def test_outputs_that_are_pipes_or_link_out_of_their_folder_are_left_off_the_pag
         assert "<summary>artifact://2" in html
 
 
-def session_with_subagents(folder: Path, count: int, transcript_size: int) -> Path:
+def session_with_subagents(folder: Path, count: int, transcript_size: int, logs: int = 0) -> Path:
     """A session whose task calls each name a subagent's output (agent://<n>-Scout) with its transcript of
-    about transcript_size bytes in the artifact folder, as omp keeps them."""
+    about transcript_size bytes in the artifact folder, as omp keeps them; then bash calls naming `logs`
+    logs of 2 KB (artifact://<n>)."""
     b = SessionBuilder(session_id="budget-0002", cwd="/work/app")
     b.user("u1", "survey everything")
     for n in range(count):
         b.assistant(f"a{n}", [text("Delegating."), tool_call(f"c{n}", "task", agent="explore")])
         b.tool_result(f"r{n}", f"c{n}", "task", f"done: agent://{n}-Scout")
+    for n in range(logs):
+        b.assistant(f"b{n}", [text("Building."), tool_call(f"d{n}", "bash", command=f"make part{n}")])
+        b.tool_result(f"s{n}", f"d{n}", "bash", f"output truncated; full output: artifact://{n}")
     session = b.write(folder / "2026-01-01T00-00-00-000Z_budget-0002.jsonl")
     artifacts = session.with_suffix("")
     artifacts.mkdir()
@@ -175,6 +181,8 @@ def session_with_subagents(folder: Path, count: int, transcript_size: int) -> Pa
         sub.user("su1", "scout the repo")
         sub.assistant("sa1", [text(f"ZZ_TRANSCRIPT_{n}_ZZ " + "finding " * (transcript_size // 8))])
         sub.write(artifacts / f"{n}-Scout.jsonl")
+    for n in range(logs):
+        (artifacts / f"{n}.bash.log").write_text(log_text(f"ZZ{n}ZZ", 2 * KB), encoding="utf-8")
     return session
 
 
@@ -220,3 +228,34 @@ def test_a_huge_subagent_output_is_read_only_as_far_as_it_is_shown(tmp_path: Pat
     html = export_html(load_transcript(session))
     assert "ZZ_OUTPUT_0_ZZ" in html and "LAST_OF_3_GB_ZZ" in html
     assert "3.0 GB more: the full output is in agent://0-Scout." in html
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+@pytest.mark.parametrize("mode", ["budget", "none"])
+def test_an_export_lists_the_artifact_folder_once(tmp_path: Path, mode: str) -> None:
+    # 60 subagents and 60 logs named by one session: a real export, traced, opens the folder to list it
+    # once (it listed it once per reference), and opens no subagent output or transcript it does not show.
+    session = session_with_subagents(tmp_path, 60, 2 * KB, logs=60)
+    folder = session.with_suffix("")
+    past = time.time() - 600  # as a finished session's folder: not changed in the last seconds
+    os.utime(folder, (past, past))
+    trace = tmp_path / "trace.txt"
+    page = tmp_path / "page.html"
+    done = run_sitegen(
+        "export", str(session), str(page), "--artifacts", mode, cwd=tmp_path,
+        prefix=["strace", "-f", "-e", "trace=openat", "-o", str(trace)],
+    )  # fmt: skip
+    if done.returncode != 0 and "ptrace" in done.stderr:
+        pytest.skip("strace cannot trace here")
+    assert done.returncode == 0, done.stderr
+    opened = re.findall(r'openat\([^"]*"([^"]+)"[^)]*\) = \d', trace.read_text())
+    assert [path for path in opened if path == str(folder)] == [str(folder)]
+    html = page.read_text(encoding="utf-8")
+    transcripts = [path for path in opened if path.startswith(f"{folder}/") and path.endswith(".jsonl")]
+    outputs = [path for path in opened if path.startswith(f"{folder}/") and path.endswith(".md")]
+    shown = mode == "budget"
+    assert all((f"ZZ_TRANSCRIPT_{n}_ZZ" in html) == shown for n in range(60)) and len(transcripts) == 60 * shown
+    assert all((f"ZZ_OUTPUT_{n}_ZZ" in html) == shown for n in range(60))
+    assert all((f"LAST_ZZ{n}ZZ" in html) == shown for n in range(60))
+    # Each output opened for its size, and once more to be read when it is shown.
+    assert len(outputs) == 60 * (1 + shown)
