@@ -448,9 +448,11 @@ def measure_folder(session: Path, sitegen: list[str], pi: list[str] | None, runs
     pages.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-export-folder-") as tmp:
         home = Path(tmp)
-        alone = home / "alone" / session.name  # the same file, no folder beside it
-        alone.parent.mkdir()
+        # The same file with no folder beside it, in an agent dir with the same blobs.
+        alone = home / "alone" / "sessions" / session.parent.name / session.name
+        alone.parent.mkdir(parents=True)
         shutil.copyfile(session, alone)
+        shutil.copytree(session.parents[2] / "blobs", home / "alone" / "blobs")
         variants: dict[str, tuple[list[str], Path]] = {}
         for label, source, extra in (
             ("sitegen", session, []),
