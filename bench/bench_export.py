@@ -434,8 +434,11 @@ def strace_counts(command: Sequence[str], env: Mapping[str, str], cwd: Path) -> 
         return counts
 
 
-def measure_folder(session: Path, sitegen: list[str], pi: list[str] | None, runs: int) -> None:
-    """sitegen export with the folder present (budget and none), of the file alone, and pi on a copy."""
+def measure_folder(
+    session: Path, sitegen: list[str], pi: list[str] | None, runs: int, before: list[str] | None = None
+) -> None:
+    """sitegen export with the folder present (budget and none), of the file alone, and pi on a copy;
+    with `before` (another sitegen, such as a checkout of older code), its exports with the folder too."""
     folder = session.with_suffix("")
     names = os.listdir(folder)
     print(
@@ -461,6 +464,10 @@ def measure_folder(session: Path, sitegen: list[str], pi: list[str] | None, runs
         ):
             page = pages / f"folder-{len(variants)}.html"
             variants[label] = ([*sitegen, "export", str(source), str(page), *extra], page)
+        for label, extra in (("before", []), ("before --artifacts none", ["--artifacts", "none"])):
+            if before:
+                page = pages / f"folder-{len(variants)}.html"
+                variants[label] = ([*before, "export", str(session), str(page), *extra], page)
         best = {label: Best() for label in [*variants, *(["pi"] if pi else [])]}
         cpu = dict.fromkeys(best, float("inf"))
         for run in range(runs + 1):
@@ -539,6 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--folder", action="store_true", help="only the big session with its crowded artifact folder, against pi"
     )
     parser.add_argument("--no-folder", action="store_true", help="without the big session's crowded folder")
+    parser.add_argument("--before-bin", help="with --folder: another sitegen CLI (older code) to measure beside")
     args = parser.parse_args(argv)
     if args.profile:
         profile(args.profile)
@@ -546,7 +554,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sitegen = sitegen_command(args.sitegen_bin)
     pi = tool_command(args.pi_bin, "PI_BIN", PIREF / "pi")
     if args.folder:
-        measure_folder(ensure_folder_session(args.mb, args.seed), sitegen, pi, args.runs)
+        before = [args.before_bin] if args.before_bin else None
+        measure_folder(ensure_folder_session(args.mb, args.seed), sitegen, pi, args.runs, before)
         return 0
     sessions: list[Path] = list(args.session or [])
     if not sessions:
