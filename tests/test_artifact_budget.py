@@ -160,10 +160,12 @@ def test_outputs_that_are_pipes_or_link_out_of_their_folder_are_left_off_the_pag
         assert "<summary>artifact://2" in html
 
 
-def session_with_subagents(folder: Path, count: int, transcript_size: int, logs: int = 0) -> Path:
+def session_with_subagents(
+    folder: Path, count: int, transcript_size: int, logs: int = 0, again: int | None = None
+) -> Path:
     """A session whose task calls each name a subagent's output (agent://<n>-Scout) with its transcript of
     about transcript_size bytes in the artifact folder, as omp keeps them; then bash calls naming `logs`
-    logs of 2 KB (artifact://<n>)."""
+    logs of 2 KB (artifact://<n>); with `again`, a last call names that subagent's output once more."""
     b = SessionBuilder(session_id="budget-0002", cwd="/work/app")
     b.user("u1", "survey everything")
     for n in range(count):
@@ -172,6 +174,9 @@ def session_with_subagents(folder: Path, count: int, transcript_size: int, logs:
     for n in range(logs):
         b.assistant(f"b{n}", [text("Building."), tool_call(f"d{n}", "bash", command=f"make part{n}")])
         b.tool_result(f"s{n}", f"d{n}", "bash", f"output truncated; full output: artifact://{n}")
+    if again is not None:
+        b.assistant("e0", [text("Reading it again."), tool_call("e1", "read", path="notes.md")])
+        b.tool_result("e2", "e1", "read", f"as agent://{again}-Scout said")
     session = b.write(folder / "2026-01-01T00-00-00-000Z_budget-0002.jsonl")
     artifacts = session.with_suffix("")
     artifacts.mkdir()
@@ -189,7 +194,7 @@ def session_with_subagents(folder: Path, count: int, transcript_size: int, logs:
 def test_subagent_transcripts_spend_from_the_page_budget(tmp_path: Path) -> None:
     # 12 transcripts of about 500 KB: 6 MB, over the 4.8 MB a page carries. The first ones are on the
     # page, the rest named with their file; every subagent's output is still there.
-    session = session_with_subagents(tmp_path, 12, 500 * KB)
+    session = session_with_subagents(tmp_path, 12, 500 * KB, again=11)
     html = export_html(load_transcript(session))
     shown = [n for n in range(12) if f"ZZ_TRANSCRIPT_{n}_ZZ" in html]
     assert shown == list(range(len(shown))) and 6 <= len(shown) < 12
@@ -199,6 +204,9 @@ def test_subagent_transcripts_spend_from_the_page_budget(tmp_path: Path) -> None
         " artifact folder." in html
     )
     assert len(html) < ArtifactBudget().total + 1000 * KB
+    # Named again by a later call: said again to be left out, not said to be embedded before.
+    assert html.count("its transcript is 11-Scout.jsonl") == 2
+    assert html.count("Its transcript is embedded at the first call that named it.") == 0
 
 
 def test_subagent_transcripts_with_artifacts_none_and_full(tmp_path: Path) -> None:

@@ -223,9 +223,9 @@ class AttachmentResolver:
             return Attachment(label=url, body=body, size=output.size, note=note, src=src)
         agent_id = url.removeprefix("agent://")
         body, note, src = self.budget.place(url, output, self.renderer.markdown.render)
-        return Attachment(
-            label=url, body=body, size=output.size, note=note, src=src, transcript=self._sidecar(agent_id)
-        )
+        transcript, left_out = self._sidecar(agent_id)
+        note = f"{note} {left_out}" if note and left_out else note or left_out
+        return Attachment(label=url, body=body, size=output.size, note=note, src=src, transcript=transcript)
 
     def _output(self, url: str) -> Output:
         """What url names. An artifact or a subagent's whole output is read only as far as it is shown,
@@ -235,23 +235,24 @@ class AttachmentResolver:
         content = resolve_internal_url(url, self.artifacts_dirs)
         return TextOutput(self.text_filter(content) if self.text_filter is not None else content)
 
-    def _sidecar(self, agent_id: str) -> Markup | None:
+    def _sidecar(self, agent_id: str) -> tuple[Markup | None, str]:
+        """The subagent's transcript rendered for the page, or a note of why it is not on it."""
         sidecar = next(
             (d / f"{agent_id}.jsonl" for d in self.artifacts_dirs if (d / f"{agent_id}.jsonl").is_file()),
             None,
         )
         if sidecar is None or self.depth >= MAX_SUBAGENT_DEPTH or agent_id in self.linked:
-            return None
+            return None, ""
         try:
             left_out = self.budget.admit(sidecar.name, sidecar.stat().st_size)
         except OSError:
-            return None
+            return None, ""
         if left_out:
-            return Markup('<p class="muted">') + escape(left_out) + Markup("</p>")
+            return None, left_out
         try:
             transcript = transcript_from_session(open_session(sidecar))
         except SitegenError as error:
-            return Markup('<p class="problem">') + escape(str(error)) + Markup("</p>")
+            return Markup('<p class="problem">') + escape(str(error)) + Markup("</p>"), ""
         if self.text_filter is not None:
             map_transcript_text(transcript, self.text_filter, self.value_filter)
         # A subagent's artifacts live in a folder named like its sidecar, or in the parent's (adopted).
@@ -259,4 +260,4 @@ class AttachmentResolver:
         nested = AttachmentResolver(
             dirs, self.renderer, self.text_filter, self.depth + 1, value_filter=self.value_filter, budget=self.budget
         )
-        return self.renderer.render_nested(transcript, nested, prefix=f"sub-{agent_id}-")
+        return self.renderer.render_nested(transcript, nested, prefix=f"sub-{agent_id}-"), ""
