@@ -200,8 +200,8 @@ def test_subagent_transcripts_spend_from_the_page_budget(tmp_path: Path) -> None
     assert shown == list(range(len(shown))) and 6 <= len(shown) < 12
     assert all(f"ZZ_OUTPUT_{n}_ZZ" in html for n in range(12))
     assert (
-        "Not on this page (its 4.8 MB for outputs are spent): its transcript is 11-Scout.jsonl (500.6 KB) in the"
-        " artifact folder." in html
+        "Not on this page (its 4.8 MB for subagent transcripts are spent): its transcript is 11-Scout.jsonl (500.6 KB)"
+        " in the artifact folder." in html
     )
     assert len(html) < ArtifactBudget().total + 1000 * KB
     # Named again by a later call: said again to be left out, not said to be embedded before.
