@@ -264,7 +264,7 @@ class _Resolver:
             self.last,
         )
         nested.resolve(transcript)
-        return Subagent(agent_id, transcript)
+        return Subagent(agent_id, transcript, file_name=sidecar.name, file_size=size)
 
 
 def _existing(dirs: list[Path]) -> list[Path]:

@@ -197,8 +197,8 @@ class Subagent:
     transcript: Transcript | None  # None when the file could not be read (problem says why) or was left out
     problem: str = ""
     # Why the page does not carry the transcript ("" when it does): "none" (--artifacts none) or "spent"
-    # (past the page's allowance: sitegen.transcript.attachments.TranscriptAllowance), with the name and
-    # size of its file, by which the page names it instead.
+    # (past the page's allowance: sitegen.transcript.attachments.TranscriptAllowance), and the name and
+    # size of its file, by which the page names it instead (and weighs its rendering when it carries it).
     left_out: str = ""
     file_name: str = ""
     file_size: int = 0
