@@ -185,8 +185,10 @@ def referenced_urls(text: str) -> list[str]:
 
 
 # What a page carries of subagent transcripts in all, by the size of their files (--artifacts budget;
-# sitegen.transcript.attachments.TranscriptAllowance spends it).
-TRANSCRIPT_BYTES = 5_000_000
+# sitegen.transcript.attachments.TranscriptAllowance spends it). A transcript costs more to render than
+# an output of its size (its entries are rendered as the session's are), so it is less than the 5 MB
+# the outputs have: about 70 of the crowded 50 MB session's 1,734 (5 MB: 174, 0.15 CPU s more).
+TRANSCRIPT_BYTES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
