@@ -179,8 +179,9 @@ def _named_urls(transcript: Transcript) -> list[str]:
     Part by part: a URL never spans the line the card puts between two parts."""
     urls: dict[str, None] = {}
     for node in transcript.nodes:
-        for call in node.tool_calls:
-            for part in call.result.parts if call.result is not None else ():
+        for call_part in node.parts:  # not node.tool_calls, which makes a list per node (40,000 in a long session)
+            call = call_part.call
+            for part in call.result.parts if call is not None and call.result is not None else ():
                 if part.kind in ("text", "other") and ("artifact://" in part.text or "agent://" in part.text):
                     urls.update(dict.fromkeys(referenced_urls(part.text)))
     return list(urls)
@@ -199,7 +200,8 @@ class _Resolver:
     last: _LastRead = field(default_factory=_LastRead)
 
     def resolve(self, transcript: Transcript) -> None:
-        for result in _results(transcript):
+        # Only odek's results carry a frame (transcript/from_odek.py).
+        for result in _results(transcript) if transcript.family == "odek" else ():
             if "odekFrame" in result.details:
                 _frame(result)
         if not self.dirs:
