@@ -173,3 +173,32 @@ def test_a_big_session_can_have_a_crowded_artifact_folder(corpus: ModuleType, tm
     text += "".join(p.with_suffix(".jsonl").read_text(encoding="utf-8") for p in outputs)
     assert all(f"artifact://{p.name.split('.')[0]}]" in text for p in logs)
     assert open_session(path).raw.malformed_lines == 0
+
+
+def test_plain_sessions_hold_only_what_pi_writes(corpus: ModuleType, tmp_path: Path) -> None:
+    # The like-for-like corpus for pi-transcript: no omp title line or header title, no subagents or
+    # artifacts, images inline as base64 (no blob store), pi's model_change form, no custom entries.
+    agent = tmp_path / "agent"
+    infos = [corpus.write_session(agent, seed=seed, target_bytes=400_000, plain=True) for seed in range(4)]
+    assert not (agent / "blobs").exists() or not any((agent / "blobs").iterdir())
+    images = 0
+    for info in infos:
+        assert not info.path.with_suffix("").exists() and info.artifacts == 0 and info.subagents == 0
+        records = _raw_records(info.path)
+        assert records[0]["type"] == "session" and "title" not in records[0]
+        assert {record["type"] for record in records} <= {
+            "session", "message", "model_change", "thinking_level_change", "compaction", "branch_summary", "label"
+        }  # fmt: skip
+        for record in records:
+            if record["type"] == "model_change":
+                assert set(record) >= {"provider", "modelId"}
+            content = record.get("message", {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "image":
+                    images += 1
+                    assert base64.b64decode(block["data"]).startswith(b"\x89PNG")
+                if block.get("type") == "toolCall":
+                    assert block["name"] in ("read", "bash", "edit", "write", "grep")
+        session = open_session(info.path)
+        assert len(session.entries) == len(records) - 1
+    assert images > 0

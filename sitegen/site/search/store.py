@@ -196,12 +196,19 @@ def segment_state(site_dir: Path, number: int) -> tuple[Any, Any] | None:
     return (orjson.loads(row[0]), orjson.loads(row[1])) if row is not None else None
 
 
-def _term_filter() -> str:
-    """Terms the specification keeps: token_min to token_max characters long, or one CJK character."""
+def _kept_terms(terms: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The terms the specification keeps: token_min to token_max characters long, or one CJK character.
+    Picked here from the grouped terms: in SQL the test ran on every (term, entry) row, before the
+    GROUP BY (SQLite moves it there even from HAVING), and took 40 % of the export."""
     values = spec()
-    cjk = " OR ".join(f"unicode(term) BETWEEN {int(low)} AND {int(high)}" for low, high in values["cjk_ranges"])
-    lengths = f"length(term) BETWEEN {int(values['token_min'])} AND {int(values['token_max'])}"
-    return f"{lengths} OR (length(term) = 1 AND ({cjk}))"
+    low, high = int(values["token_min"]), int(values["token_max"])
+    ranges = [(int(first), int(last)) for first, last in values["cjk_ranges"]]
+    return [
+        pair
+        for pair in terms
+        if low <= len(pair[0]) <= high
+        or (len(pair[0]) == 1 and any(first <= ord(pair[0]) <= last for first, last in ranges))
+    ]
 
 
 def segment_path(site_dir: Path, number: int) -> Path:
@@ -246,8 +253,7 @@ def _fill(
         db.execute(fill, (offset, key))
         offset += counts.get(key, 0)
     db.execute("COMMIT")
-    export = f"SELECT term, group_concat(doc) FROM temp.terms WHERE {_term_filter()} GROUP BY term"
-    return db.execute(export).fetchall()
+    return _kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
 
 
 def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> None:
