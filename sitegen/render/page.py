@@ -163,7 +163,12 @@ class EntryContext:
 
 def paired_result_ids(transcript: Transcript) -> set[str]:
     """Ids of tool-result nodes shown inside their call (so not again on their own)."""
-    return {call.result.node_id for node in transcript.nodes for call in node.tool_calls if call.result is not None}
+    return {
+        part.call.result.node_id
+        for node in transcript.nodes
+        for part in node.parts  # not node.tool_calls, a list made per node
+        if part.call is not None and part.call.result is not None
+    }
 
 
 def context_message_ids(transcript: Transcript) -> set[str]:
@@ -410,10 +415,10 @@ class PageRenderer:
         paths = {
             path
             for node in nodes
-            for call in node.tool_calls
-            if isinstance(call.arguments, dict)
+            for part in node.parts
+            if part.call is not None and isinstance(arguments := part.call.arguments, dict)
             for key in ("path", "file_path", "filePath")
-            if isinstance(path := call.arguments.get(key), str)
+            if isinstance(path := arguments.get(key), str)
         }
         self.highlighter.prepare({lexer_name_for_path(path) for path in paths} - {None})
 
