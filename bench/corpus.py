@@ -529,6 +529,7 @@ class _Builder:
         subagents: bool = True,
         chain_depth: int = 0,
         avg_entry_bytes: int = 0,
+        every: dict[str, int] | None = None,
         plain: bool = False,
     ) -> None:
         self.out = out
@@ -558,6 +559,12 @@ class _Builder:
             due={name: int(target_bytes * rng.uniform(0.15, 0.85)) if feature else 0 for name in _FEATURE_MEAN_BYTES},
             mean=dict(_FEATURE_MEAN_BYTES),
         )
+        # Features asked for at a set rate (mean bytes between two) start at once, not part way in, and
+        # keep their rate: one that falls due between two chances to happen is not lost (see due).
+        self.paced = frozenset(every or ())
+        for name, mean in sorted((every or {}).items()):
+            self.plan.mean[name] = mean
+            self.plan.due[name] = max(1, int(rng.expovariate(1 / mean)))
 
     # -- writing
 
@@ -592,7 +599,8 @@ class _Builder:
         at = self.plan.due[name]
         if at <= 0 or self.info.bytes < at:
             return False
-        self.plan.due[name] = self.info.bytes + max(1, int(self.rng.expovariate(1 / self.plan.mean[name])))
+        start = at if name in self.paced else self.info.bytes
+        self.plan.due[name] = start + max(1, int(self.rng.expovariate(1 / self.plan.mean[name])))
         return True
 
     # -- turns
@@ -1132,6 +1140,7 @@ def write_session(
     chain_depth: int = 0,
     avg_entry_bytes: int = 0,
     vocab: _Vocab | None = None,
+    every: dict[str, int] | None = None,
     plain: bool = False,
 ) -> SessionInfo:
     """Write one session of about target_bytes under agent_dir/sessions (or at path); return what it holds.
@@ -1164,6 +1173,7 @@ def write_session(
             blobs=blobs,
             chain_depth=chain_depth,
             avg_entry_bytes=avg_entry_bytes,
+            every=every,
             plain=plain,
         )
         if rng.random() < 0.15 and not plain:
@@ -1229,10 +1239,20 @@ def write_big_session(
     *,
     entries: int = 20_000,
     chain_depth: int = 31_000,
+    logs: int = 0,
+    subagents: int = 0,
 ) -> SessionInfo:
     """One large session of about target_mb with about `entries` real entries; with deep_chain, small
-    marker entries make the main chain (root to the last entry) at least chain_depth entries deep."""
+    marker entries make the main chain (root to the last entry) at least chain_depth entries deep.
+    logs and subagents, when given, ask for about that many bash logs (`N.bash.log`) and subagent runs
+    (`<i>-<Name>.md` with its transcript `<i>-<Name>.jsonl`) in the artifact folder, spread evenly
+    through the session (a task call runs 1.5 subagents on average), as a long omp session has them."""
     target = int(target_mb * MB)
+    every: dict[str, int] = {}
+    if logs:
+        every["artifact"] = max(1, target // logs)
+    if subagents:
+        every["subagent"] = max(1, int(target * 1.5) // subagents)
     return write_session(
         agent_dir_of(path),
         seed=seed,
@@ -1243,6 +1263,7 @@ def write_big_session(
         chain_depth=chain_depth if deep_chain else 0,
         # Markers are small: leave them about a twentieth of the bytes.
         avg_entry_bytes=max(200, int(target * (0.95 if deep_chain else 1.0)) // max(1, entries)),
+        every=every,
     )
 
 
@@ -1273,6 +1294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--one-session-mb", type=float, default=None, help="make one session about this big")
     parser.add_argument("--big-mb", type=float, default=None, help="write only one big deep-chain session")
+    parser.add_argument("--logs", type=int, default=0, help="with --big-mb: about this many bash logs")
+    parser.add_argument("--subagents", type=int, default=0, help="with --big-mb: about this many subagent runs")
     parser.add_argument(
         "--plain", action="store_true", help="plain pi sessions only (no omp title lines, subagents, artifacts, blobs)"
     )
@@ -1280,10 +1303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     if args.big_mb:
         target = args.agent_dir / "sessions" / encode_cwd("/home/dev/work/monorepo") / "big.jsonl"
-        info = write_big_session(target, args.big_mb, args.seed)
+        info = write_big_session(target, args.big_mb, args.seed, logs=args.logs, subagents=args.subagents)
         print(
             f"{info.path}: {info.bytes / MB:.1f} MB, {info.entries} entries ({info.markers} markers), "
-            f"main chain {info.main_depth} deep"
+            f"main chain {info.main_depth} deep; {info.artifacts} logs, {info.subagents} subagent runs"
         )
         return 0
     infos = write_corpus(
