@@ -284,6 +284,19 @@ def test_a_first_session_links_prompts_kept_from_a_build_without_one(tmp_path: P
     assert str(_prompts_data(site)[0][4]).endswith("sess-gamma.html#entry-u1")
 
 
+def test_a_build_that_makes_no_other_keeps_no_prompt_rows(tmp_path: Path) -> None:
+    """sitegen build (keep_for_next off) frees the Prompts page's rows at once; the page is the same."""
+    agent = _agent(tmp_path)
+    omp_store(
+        agent / "history.db", [HistoryRow(f"ZZ_P{n:04d}_ZZ prompt", T0 + n, "/work/alpha", None) for n in range(5)]
+    )
+    kept, once = tmp_path / "kept", tmp_path / "once"
+    build(kept, agent)
+    build_site(BuildConfig(out=once, agent_dirs=[agent], use_default_dirs=False, jobs=1, keep_for_next=False))
+    assert str(kept) in prompts_module._KEPT and str(once) not in prompts_module._KEPT
+    assert (once / "prompts.html").read_bytes() == (kept / "prompts.html").read_bytes()
+
+
 @pytest.mark.parametrize("same_process", [True, False])
 def test_a_locked_store_shows_the_last_good_prompts(tmp_path: Path, same_process: bool) -> None:
     agent = _agent(tmp_path)

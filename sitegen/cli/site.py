@@ -86,6 +86,7 @@ def run_build(options: BuildOptions) -> None:
         demo=options.demo,
         jobs=options.jobs,
         profile=options.profile,
+        keep_for_next=False,
     )
     try:
         with (

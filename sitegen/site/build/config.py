@@ -57,6 +57,9 @@ class BuildConfig:
     profile: bool = False  # time each phase of the build (BuildResult.seconds)
     # sitegen watch's first build: shown as it goes when it is long (sitegen.site.pages.early).
     live: LiveHooks | None = None
+    # Whether the Prompts page's rows stay in this process for its next build (watch's, a test's): off
+    # for `sitegen build`, which makes no other; at 2,000 sessions they were 165 MB held to its end.
+    keep_for_next: bool = True
 
 
 @dataclass(slots=True)

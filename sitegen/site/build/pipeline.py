@@ -165,7 +165,7 @@ def write_site_pages(
     )
     workers = worker_count(config)
     looked = [folder / HISTORY_FILE for folder in site.pi_dirs]
-    prompts = PromptsPage(_prompt_stores(config, site.pi_dirs), looked, workers)
+    prompts = PromptsPage(_prompt_stores(config, site.pi_dirs), looked, workers, keep=config.keep_for_next)
     render_again = partial(_render_again, config, site, plan, on_progress, clock)
     result.written.extend(run_generators(site_generators(prompts, render_again, workers), context, clock))
     summary = prompts.summary()

@@ -30,8 +30,8 @@ class PromptsPage:
 
     name: ClassVar[str] = "prompts"
 
-    def __init__(self, stores: Sequence[Path], looked: Sequence[Path] = (), jobs: int = 1) -> None:
-        self.stores, self.looked, self.jobs = stores, looked, jobs
+    def __init__(self, stores: Sequence[Path], looked: Sequence[Path] = (), jobs: int = 1, keep: bool = True) -> None:
+        self.stores, self.looked, self.jobs, self.keep = stores, looked, jobs, keep
         self.result: PromptsResult | None = None
 
     def write(self, context: SiteContext) -> list[str]:
@@ -47,6 +47,7 @@ class PromptsPage:
             sessions_changed=context.sessions_changed,
             looked=self.looked,
             jobs=self.jobs,
+            keep=self.keep,
         )
         return self.result.written
 

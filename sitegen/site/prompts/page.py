@@ -292,19 +292,24 @@ def update_prompts(
     sessions_changed: bool,
     looked: Sequence[Path] = (),
     jobs: int = 1,
+    keep: bool = True,
 ) -> PromptsResult:
     """Bring prompts.html and its data up to date with the stores and the sessions' records.
 
     Unchanged stores (size and mtime of the database and its WAL) and sessions cost a stat each;
-    problem_count is the sessions' problems, which the page's navigation adds its own to."""
+    problem_count is the sessions' problems, which the page's navigation adds its own to; keep: what
+    was read and made stays in this process for its next build (watch)."""
     # Hundreds of thousands of rows, lists and strings, none in a cycle: the collector would walk
     # them again and again for nothing.
     update = partial(_update_prompts, site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
     with collector_paused():
         try:
-            return update()
+            result = update()
         except _Restart:
-            return update(stream=False)
+            result = update(stream=False)
+    if not keep:
+        _KEPT.pop(str(site_dir), None)
+    return result
 
 
 def _update_prompts(
