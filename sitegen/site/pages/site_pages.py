@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
 
+from sitegen.gcpause import heap_trimmed
 from sitegen.session.entries import shorten
 from sitegen.site.pages.generator import SiteContext, SiteGenerator
 from sitegen.site.pages.index_pages import IndexPages, PromptsSummary, index_generators
@@ -49,6 +50,8 @@ class PromptsPage:
             jobs=self.jobs,
             keep=self.keep,
         )
+        if not self.keep:
+            heap_trimmed()  # what the page made and freed, given back before the search export forks
         return self.result.written
 
     def summary(self) -> PromptsSummary:
