@@ -295,6 +295,7 @@ def test_a_build_that_makes_no_other_keeps_no_prompt_rows(tmp_path: Path) -> Non
     build_site(BuildConfig(out=once, agent_dirs=[agent], use_default_dirs=False, jobs=1, keep_for_next=False))
     assert str(kept) in prompts_module._KEPT and str(once) not in prompts_module._KEPT
     assert (once / "prompts.html").read_bytes() == (kept / "prompts.html").read_bytes()
+    assert _files(once / "prompts") == _files(kept / "prompts")
 
 
 @pytest.mark.parametrize("same_process", [True, False])

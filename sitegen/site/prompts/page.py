@@ -301,7 +301,9 @@ def update_prompts(
     was read and made stays in this process for its next build (watch)."""
     # Hundreds of thousands of rows, lists and strings, none in a cycle: the collector would walk
     # them again and again for nothing.
-    update = partial(_update_prompts, site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs)
+    update = partial(
+        _update_prompts, site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs, keep
+    )
     with collector_paused():
         try:
             result = update()
@@ -321,6 +323,7 @@ def _update_prompts(
     sessions_changed: bool,
     looked: Sequence[Path],
     jobs: int,
+    keep: bool,
     stream: bool = True,
 ) -> PromptsResult:
     result = PromptsResult()
@@ -361,7 +364,7 @@ def _update_prompts(
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
     made = KeptRows()
     index = read_session_index(stores)
-    maker = ChunkMaker(records, kept.rows if kept is not None else None, made, index.titles)
+    maker = ChunkMaker(records, kept.rows if kept is not None else None, made, index.titles, keep)
     with _pool(jobs, guess) as pool:
         payloads: list[bytes] = []
 
