@@ -1,4 +1,4 @@
-"""The prompts page's data: rows in chunks, the filter's term shards by segment, the index, as scripts."""
+"""The prompts page's data: rows in chunks, the filter's term shards by segment (from FTS5), the index, as scripts."""
 
 from __future__ import annotations
 
@@ -13,13 +13,8 @@ from typing import Any
 import orjson
 
 from sitegen.fileio import replace_file
-from sitegen.site.search.index import (
-    SearchEntry,
-    has_search_entries,
-    store_prompt_entries,
-    stored_postings,
-    term_shards,
-)
+from sitegen.site.search.index import SearchEntry, has_search_entries, shard_bucket, store_search_entries
+from sitegen.site.search.prompt_store import export_prompt_terms, store_prompt_chunks, stored_prompt_chunks
 
 __all__ = [
     "CHUNK_PROMPTS",
@@ -32,14 +27,17 @@ __all__ = [
     "data_script",
     "day_of",
     "index_payload",
+    "linked",
     "prompt_search_key",
 ]
 
 # <site>/prompts/ holds scripts that call window.sitegen.prompts.add(id, data) (static/prompts.js):
 #   index-<hash>.js  the order (newest first), times, projects, chunk and shard names
 #   c/<hash>.js      a chunk: CHUNK_PROMPTS rows of one store, in id order, as the page shows them
-#   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: postings}
-# Named by content, so a store that grew rewrites its last chunk and segment only.
+#   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: "3,17,40"}, the numbers
+#                    of the segment's prompts holding it (chunk place * CHUNK_PROMPTS + place in the chunk + 1)
+# Named by content, so a store that grew rewrites its last chunk and segment only. The terms are
+# exported from SQLite FTS5 (sitegen/site/search/prompt_store.py), tokenised as the site search is.
 DATA_DIR = "prompts"
 CHUNK_PROMPTS = 256
 SEGMENT_CHUNKS = 16
@@ -85,8 +83,15 @@ def chunk_name(payload: bytes) -> str:
 
 
 def prompt_search_key(chunk: str) -> str:
-    """The site search's document for one chunk of prompts (named like the chunk's file)."""
-    return f"{DATA_DIR}/{chunk}"
+    """The site search's document for one chunk of prompts (named like the chunk's file). "/2/": the
+    documents of older builds held the prompts linked to a session's entry too (see search_entries),
+    and are other documents, made again."""
+    return f"{DATA_DIR}/2/{chunk}"
+
+
+def linked(row: Sequence[Any]) -> bool:
+    """Whether a prompt row links to the entry of a session page, where the site's search finds its text."""
+    return "#entry-" in row[4]
 
 
 def _write_data(site_dir: Path, folder: str, prefix: str, name: str, payload: bytes) -> None:
@@ -96,10 +101,14 @@ def _write_data(site_dir: Path, folder: str, prefix: str, name: str, payload: by
 
 
 def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
-    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder."""
+    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder; not those
+    linked to a session's entry, which the search finds there (a second result of the same words is noise)."""
     entries = []
     labels: dict[tuple[int | None, str], str] = {}
-    for anchor, time_s, cwd, _, _, _, _, text, _ in rows:
+    for row in rows:
+        if linked(row):
+            continue
+        anchor, time_s, cwd, _, _, _, _, text, _ = row
         day = time_s // 86400 if time_s is not None else None
         label = labels.get((day, cwd))
         if label is None:
@@ -112,51 +121,63 @@ def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
     return entries
 
 
-def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> list[Any]:
-    """The term shards of a segment from its chunks' postings: [bucket count, [shard name or ""]].
-
-    A term's value lists, per chunk holding it: the chunk's place in the segment, then the chunk's
-    own postings (entry count, then entry number delta and weight pairs): see term_shards."""
-    shards = term_shards(
-        ((place, chunk) for place, chunk in enumerate(postings) if chunk is not None), SHARD_TARGET_BYTES
-    )
-    names = []
+def write_shards(site_dir: Path, names: Sequence[str]) -> list[Any]:
+    """A segment's term shards, exported from FTS5 over its chunks' stored prompts and sized to about
+    SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]."""
+    terms = export_prompt_terms(site_dir, names, CHUNK_PROMPTS)
+    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
+    buckets = 1
+    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
+        buckets *= 2
+    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
+    for term, numbers in terms:
+        shards[shard_bucket(term, buckets)][term] = numbers
+    written = []
     for shard in shards:
         if not shard:
-            names.append("")
+            written.append("")
             continue
         payload = orjson.dumps(shard, option=orjson.OPT_SORT_KEYS)
         name = chunk_name(payload)
         _write_data(site_dir, "t", "t:", name, payload)
-        names.append(name)
-    return [len(shards), names]
+        written.append(name)
+    return [buckets, written]
 
 
 @dataclass(frozen=True, slots=True)
 class SegmentJob:
-    """One segment's chunks, as JSON payloads, for build_segment (plain values: it pickles)."""
+    """One segment's chunks, as JSON payloads, and whether each is a document of the site's search
+    (plain values: it pickles)."""
 
     site_dir: str
     payloads: list[bytes]
+    searched: list[bool]
 
 
 def build_segment(job: SegmentJob) -> tuple[list[str], list[Any], list[str]]:
-    """Write a segment's chunk files, index each new chunk for the site's search, and write the
-    segment's term shards: (chunk names, [bucket count, shard names], search keys indexed anew).
-    Runs in a worker process when many segments are new (a first build)."""
+    """Write a segment's chunk files, store each chunk's prompts that the database lacks, index the
+    searched chunks that the site's search lacks, and write the segment's term shards: (chunk names,
+    [bucket count, shard names], search keys indexed anew). Runs in a worker process when many
+    segments are new (a first build)."""
     site_dir = Path(job.site_dir)
-    names, postings, indexed = [], [], []
-    for payload in job.payloads:
-        name = chunk_name(payload)
-        names.append(name)
+    names = [chunk_name(payload) for payload in job.payloads]
+    stored = stored_prompt_chunks(site_dir, names)
+    new: dict[str, list[str]] = {}
+    indexed = []
+    for name, payload, searched in zip(names, job.payloads, job.searched, strict=True):
         _write_data(site_dir, "c", "c:", name, payload)
         key = prompt_search_key(name)
-        known = stored_postings(site_dir, key) if has_search_entries(site_dir, key) else None
-        if known is None:
-            known = store_prompt_entries(site_dir, key, search_entries(orjson.loads(payload)))
+        wanted = searched and not has_search_entries(site_dir, key)
+        if name in stored and not wanted:
+            continue
+        rows = orjson.loads(payload)
+        if name not in stored:
+            new[name] = [row[7] for row in rows]
+        if wanted:
+            store_search_entries(site_dir, key, search_entries(rows))
             indexed.append(key)
-        postings.append(known)
-    return names, merge_segment(site_dir, postings), indexed
+    store_prompt_chunks(site_dir, new)
+    return names, write_shards(site_dir, names), indexed
 
 
 def _deltas(values: Sequence[int]) -> list[int]:
@@ -178,7 +199,7 @@ def index_payload(
     project_numbers = {name: number for number, (name, _) in enumerate(projects)}
     dated = [time_s for time_s in (times[slot] for slot in order) if time_s is not None]
     return {
-        "format": 1,
+        "format": 2,
         "size": CHUNK_PROMPTS,
         "segment": SEGMENT_CHUNKS,
         "chunks": chunks,

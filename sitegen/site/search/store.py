@@ -26,9 +26,13 @@ __all__ = [
     "entry_weight",
     "export_segment",
     "prepare",
+    "raise_disk_full",
+    "reopen_damaged",
     "segment_path",
+    "storable",
     "store_document",
     "stored_documents",
+    "term_filter",
 ]
 
 log = logging.getLogger("sitegen.site")
@@ -84,7 +88,7 @@ def prepare(site_dir: Path) -> None:
     close_connections()
 
 
-def _retrying(site_dir: Path) -> sqlite3.Connection:
+def reopen_damaged(site_dir: Path) -> sqlite3.Connection:
     """The connection, after a damaged database was set aside: the next use makes it again."""
     path = site_dir / DB_FILE
     for key in [key for key in _open if key[1] == str(path)]:
@@ -123,13 +127,13 @@ def store_document(site_dir: Path, key: str, kinds: Sequence[str], texts: Sequen
     try:
         _store(connection(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
     except sqlite3.DatabaseError as error:
-        _raise_disk_full(error)
+        raise_disk_full(error)
         if not is_damage(error):
             raise
-        _store(_retrying(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
+        _store(reopen_damaged(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
 
 
-def _raise_disk_full(error: sqlite3.Error) -> None:
+def raise_disk_full(error: sqlite3.Error) -> None:
     """SQLite's "database or disk is full" as the OSError the build stops on (not a document's problem)."""
     if "disk is full" in str(error):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from error
@@ -142,10 +146,9 @@ def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: 
         held = db.execute("SELECT digest FROM docs WHERE key = ?", (key,)).fetchone()
         if held is None or held[0] != digest:
             db.execute("DELETE FROM entries WHERE key = ?", (key,))
-            # Lone surrogates cannot be stored as text: they become U+FFFD, as on the page.
             db.executemany(
                 "INSERT INTO entries (key, n, body) VALUES (?, ?, ?)",
-                ((key, number, _storable(body)) for number, body in enumerate(bodies, 1)),
+                ((key, number, storable(body)) for number, body in enumerate(bodies, 1)),
             )
         db.execute(
             "INSERT OR REPLACE INTO docs (key, digest, entries, weights, chunks) VALUES (?, ?, ?, ?, ?)",
@@ -157,7 +160,8 @@ def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: 
         raise
 
 
-def _storable(text: str) -> str:
+def storable(text: str) -> str:
+    """Lone surrogates cannot be stored as text: they become U+FFFD, as on the page."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -196,7 +200,7 @@ def segment_state(site_dir: Path, number: int) -> tuple[Any, Any] | None:
     return (orjson.loads(row[0]), orjson.loads(row[1])) if row is not None else None
 
 
-def _term_filter() -> str:
+def term_filter() -> str:
     """Terms the specification keeps: token_min to token_max characters long, or one CJK character."""
     values = spec()
     cjk = " OR ".join(f"unicode(term) BETWEEN {int(low)} AND {int(high)}" for low, high in values["cjk_ranges"])
@@ -224,7 +228,7 @@ def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     try:
         return _fill(db, site_dir, members, counts)
     except sqlite3.OperationalError as error:
-        _raise_disk_full(error)
+        raise_disk_full(error)
         raise
     finally:
         db.close()
@@ -246,7 +250,7 @@ def _fill(
         db.execute(fill, (offset, key))
         offset += counts.get(key, 0)
     db.execute("COMMIT")
-    export = f"SELECT term, group_concat(doc) FROM temp.terms WHERE {_term_filter()} GROUP BY term"
+    export = f"SELECT term, group_concat(doc) FROM temp.terms WHERE {term_filter()} GROUP BY term"
     return db.execute(export).fetchall()
 
 
