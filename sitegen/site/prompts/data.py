@@ -121,10 +121,10 @@ def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
     return entries
 
 
-def write_shards(site_dir: Path, names: Sequence[str]) -> list[Any]:
-    """A segment's term shards, exported from FTS5 over its chunks' stored prompts and sized to about
-    SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]."""
-    terms = export_prompt_terms(site_dir, names, CHUNK_PROMPTS)
+def write_shards(site_dir: Path, places: Sequence[tuple[str, str | None]]) -> list[Any]:
+    """A segment's term shards, exported from FTS5 over its chunks' stored prompts (export_prompt_terms's
+    places) and sized to about SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]."""
+    terms = export_prompt_terms(site_dir, places, CHUNK_PROMPTS)
     size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
     buckets = 1
     while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
@@ -146,38 +146,37 @@ def write_shards(site_dir: Path, names: Sequence[str]) -> list[Any]:
 
 @dataclass(frozen=True, slots=True)
 class SegmentJob:
-    """One segment's chunks, as JSON payloads, and whether each is a document of the site's search
-    (plain values: it pickles)."""
+    """One segment's chunks, as JSON payloads, whether each is a document of the site's search and
+    whether each of its prompts is one of that document's entries (plain values: it pickles)."""
 
     site_dir: str
     payloads: list[bytes]
     searched: list[bool]
+    whole: list[bool]
 
 
 def build_segment(job: SegmentJob) -> tuple[list[str], list[Any], list[str]]:
-    """Write a segment's chunk files, store each chunk's prompts that the database lacks, index the
-    searched chunks that the site's search lacks, and write the segment's term shards: (chunk names,
-    [bucket count, shard names], search keys indexed anew). Runs in a worker process when many
-    segments are new (a first build)."""
+    """Write a segment's chunk files, store the prompts of each chunk that the database lacks (as the
+    site search's document, or for the page alone), and write the segment's term shards: (chunk
+    names, [bucket count, shard names], search keys indexed anew). Runs in a worker process when
+    many segments are new (a first build)."""
     site_dir = Path(job.site_dir)
     names = [chunk_name(payload) for payload in job.payloads]
-    stored = stored_prompt_chunks(site_dir, names)
+    stored = stored_prompt_chunks(site_dir, [name for name, whole in zip(names, job.whole, strict=True) if not whole])
+    places: list[tuple[str, str | None]] = []
     new: dict[str, list[str]] = {}
     indexed = []
-    for name, payload, searched in zip(names, job.payloads, job.searched, strict=True):
+    for name, payload, searched, whole in zip(names, job.payloads, job.searched, job.whole, strict=True):
         _write_data(site_dir, "c", "c:", name, payload)
         key = prompt_search_key(name)
-        wanted = searched and not has_search_entries(site_dir, key)
-        if name in stored and not wanted:
-            continue
-        rows = orjson.loads(payload)
-        if name not in stored:
-            new[name] = [row[7] for row in rows]
-        if wanted:
-            store_search_entries(site_dir, key, search_entries(rows))
+        places.append((name, key if whole else None))
+        if searched and not has_search_entries(site_dir, key):
+            store_search_entries(site_dir, key, search_entries(orjson.loads(payload)))
             indexed.append(key)
+        if not whole and name not in stored:
+            new[name] = [row[7] for row in orjson.loads(payload)]
     store_prompt_chunks(site_dir, new)
-    return names, write_shards(site_dir, names), indexed
+    return names, write_shards(site_dir, places), indexed
 
 
 def _deltas(values: Sequence[int]) -> list[int]:

@@ -101,11 +101,14 @@ def _documents(searched: list[str], names: list[str], newest: list[int | None]) 
     return {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True) if n in wanted}
 
 
-def _searched(rows: list[list[Any]], typed: bool) -> bool:
-    """Whether a chunk is a document of the site's search: not when it lists prompts typed in sessions,
-    nor when each of its prompts is linked to a session's entry, which the search finds as that entry
-    (a second result of the same words is noise)."""
-    return not typed and not all(linked(row) for row in rows)
+def _searched(rows: list[list[Any]], typed: bool) -> tuple[bool, bool]:
+    """Whether a chunk is a document of the site's search, and whether each of its prompts is an entry
+    of it: not when it lists prompts typed in sessions, and not of a prompt linked to a session's
+    entry, which the search finds as that entry (a second result of the same words is noise)."""
+    if typed:
+        return False, False
+    links = sum(map(linked, rows))
+    return links < len(rows), links == 0
 
 
 def _load_json(path: Path) -> Any:
@@ -354,6 +357,7 @@ def _update_prompts(
     chunks: list[list[list[Any]]] = []
     names: list[str] = []
     searched: list[bool] = []
+    whole: list[bool] = []
     typed_phase = False
     segments: dict[str, list[Any]] = {}
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
@@ -369,7 +373,9 @@ def _update_prompts(
                 chunks.append(chunk.rows)
                 payloads.append(chunk.payload)
                 names.append(chunk.name)
-                searched.append(_searched(chunk.rows, typed_phase))
+                some, every = _searched(chunk.rows, typed_phase)
+                searched.append(some)
+                whole.append(every)
                 if len(payloads) == SEGMENT_CHUNKS:
                     segment(len(names) - SEGMENT_CHUNKS, payloads)
                     payloads = []
@@ -381,7 +387,7 @@ def _update_prompts(
             if known is not None and all(_built(site_dir, name, wanted) for name, wanted in members_built):
                 segments[members] = known
                 return
-            job = SegmentJob(str(site_dir), segment_payloads, searched[start:])
+            job = SegmentJob(str(site_dir), segment_payloads, searched[start:], whole[start:])
             waiting.append((members, pool.submit(build_segment, job) if pool is not None else job))
 
         for number, store in enumerate(stores):
@@ -445,7 +451,7 @@ def _update_prompts(
         "count": result.count,
         "latest": result.latest,
     }
-    keep_prompt_chunks(site_dir, names)
+    keep_prompt_chunks(site_dir, names, state.get("chunks"))
     replace_file(site_dir / _STATE, orjson.dumps(new_state))
     for stale in (site_dir / _CACHE_DIR).glob("store-*.json"):
         remove_file(stale)  # where an older version kept every prompt of a store

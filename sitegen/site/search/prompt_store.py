@@ -13,10 +13,11 @@ from sitegen.site.search.store import DB_FILE, connection, raise_disk_full, reop
 
 __all__ = ["export_prompt_terms", "keep_prompt_chunks", "store_prompt_chunks", "stored_prompt_chunks"]
 
-# A table of its own beside the site search's documents (whose entries are per session and weighed
-# by kind): the text FTS5 indexes of each prompt, by chunk (named by its rows' hash, so a chunk's
-# rows never change: a changed prompt is a new chunk) and place in it. Made where missing, so that
-# a database of the site search's layout gains it without being made again.
+# A chunk of prompts (named by its rows' hash, so its rows never change: a changed prompt makes a new
+# chunk) is in the database once: as the site search's document where each of its prompts is one of
+# that document's entries, in order (store.py's entries table: the text FTS5 indexes, by key and
+# number); else its prompts are here, the text FTS5 indexes of each by chunk and place. Made where
+# missing, so that a database of the site search's layout gains it without being made again.
 _TABLE = (
     "CREATE TABLE IF NOT EXISTS prompt_rows (chunk TEXT NOT NULL, n INTEGER NOT NULL, body TEXT NOT NULL,"
     " PRIMARY KEY (chunk, n)) WITHOUT ROWID"
@@ -70,23 +71,30 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[str, int, str]]) -> None:
         raise
 
 
-def keep_prompt_chunks(site_dir: Path, names: Collection[str]) -> None:
-    """Delete the prompts of every chunk not among names (the page no longer lists it)."""
+def keep_prompt_chunks(site_dir: Path, names: Collection[str], dropped: Collection[str] | None = None) -> None:
+    """Delete the prompts of every chunk not among names (the page no longer lists it): of those
+    dropped, when the caller knows which (the last build's chunks), else of every other chunk."""
     db = _prompts_db(site_dir)
     db.execute("BEGIN IMMEDIATE")
     try:
-        keep = orjson.dumps(sorted(names)).decode()
-        db.execute("DELETE FROM prompt_rows WHERE chunk NOT IN (SELECT value FROM json_each(?))", (keep,))
+        if dropped is None:
+            keep = orjson.dumps(sorted(names)).decode()
+            db.execute("DELETE FROM prompt_rows WHERE chunk NOT IN (SELECT value FROM json_each(?))", (keep,))
+        else:
+            db.executemany(
+                "DELETE FROM prompt_rows WHERE chunk = ?", [(name,) for name in dropped if name not in names]
+            )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
 
 
-def export_prompt_terms(site_dir: Path, places: Sequence[str], stride: int) -> list[tuple[str, str]]:
+def export_prompt_terms(site_dir: Path, places: Sequence[tuple[str, str | None]], stride: int) -> list[tuple[str, str]]:
     """The terms of a segment's prompts with the numbers of the prompts holding each ("3,17,40"): the
-    chunk at place p (of places, by name) numbers its prompts from p * stride + 1. Filled in an FTS5
-    table in memory from the stored rows (store_prompt_chunks), every term the specification keeps."""
+    chunk at place p numbers its prompts from p * stride + 1. A place is (chunk name, the key of the
+    site search's document that holds each of its prompts, or None: stored by store_prompt_chunks).
+    Filled in an FTS5 table in memory, every term the specification keeps."""
     _prompts_db(site_dir)  # made (or made again) before it is read
     db = sqlite3.connect(":memory:", uri=True, isolation_level=None, timeout=60)
     try:
@@ -94,8 +102,10 @@ def export_prompt_terms(site_dir: Path, places: Sequence[str], stride: int) -> l
         db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
         db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
         db.execute("BEGIN")
-        fill = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.prompt_rows WHERE chunk = ?"
-        db.executemany(fill, [(place * stride, name) for place, name in enumerate(places)])
+        own = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.prompt_rows WHERE chunk = ?"
+        searched = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?"
+        for place, (name, key) in enumerate(places):
+            db.execute(own if key is None else searched, (place * stride, name if key is None else key))
         db.execute("COMMIT")
         return db.execute(
             f"SELECT term, group_concat(doc) FROM temp.terms WHERE {term_filter()} GROUP BY term"
