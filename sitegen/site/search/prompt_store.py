@@ -107,9 +107,9 @@ def export_prompt_terms(site_dir: Path, places: Sequence[tuple[str, str | None]]
         for place, (name, key) in enumerate(places):
             db.execute(own if key is None else searched, (place * stride, name if key is None else key))
         db.execute("COMMIT")
-        return db.execute(
-            f"SELECT term, group_concat(doc) FROM temp.terms WHERE {term_filter()} GROUP BY term"
-        ).fetchall()
+        # HAVING: the filter is read once a term, not once a prompt holding it.
+        export = f"SELECT term, group_concat(doc) FROM temp.terms GROUP BY term HAVING {term_filter()}"
+        return db.execute(export).fetchall()
     except sqlite3.OperationalError as error:
         raise_disk_full(error)
         raise
