@@ -451,7 +451,9 @@ def _update_prompts(
         "count": result.count,
         "latest": result.latest,
     }
-    keep_prompt_chunks(site_dir, names, state.get("chunks"))
+    # watch's later builds delete the chunks the last one listed and this one does not; a first build
+    # in a process looks at every stored chunk (one a stopped build stored and never listed too).
+    keep_prompt_chunks(site_dir, names, state.get("chunks") if kept is not None else None)
     replace_file(site_dir / _STATE, orjson.dumps(new_state))
     for stale in (site_dir / _CACHE_DIR).glob("store-*.json"):
         remove_file(stale)  # where an older version kept every prompt of a store
