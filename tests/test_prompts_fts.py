@@ -61,9 +61,15 @@ def _rows(count: int) -> list[HistoryRow]:
     return rows
 
 
-def _site(tmp_path: Path, count: int = 300) -> tuple[Path, Path]:
+def _site(tmp_path: Path, count: int = 300, linked: bool = False) -> tuple[Path, Path]:
+    """A site of a store's prompts; with linked, also a session whose first prompt the store holds
+    (a chunk of prompts both linked and not: kept for the page alone, not as one search document)."""
     agent = tmp_path / "agent"
-    omp_store(agent / "history.db", _rows(count))
+    rows = _rows(count)
+    if linked:
+        make_session(agent, "/work/alpha", "sess-alpha", "ZZ_ALPHA_ZZ")
+        rows.append(HistoryRow("ZZ_ALPHA_ZZ first question", T0 + 1, "/work/alpha", "sess-alpha"))
+    omp_store(agent / "history.db", rows)
     site = tmp_path / "site"
     build(site, agent)
     return agent, site
@@ -116,12 +122,14 @@ def test_a_new_a_changed_and_a_removed_prompt_and_store(tmp_path: Path) -> None:
     assert chunks <= set(_data(next((site / "prompts").glob("index-*.js")))["chunks"])
 
 
+@pytest.mark.parametrize("linked", [False, True])
 @pytest.mark.parametrize("damage", ["deleted", "damaged"])
 def test_a_deleted_or_damaged_database_is_made_again(
-    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, damage: str, linked: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    agent, site = _site(tmp_path)
-    before = {query: matching(site, query) for query in ("zzfix", "写锁", "number42")}
+    agent, site = _site(tmp_path, linked=linked)
+    before = {query: matching(site, query) for query in ("zzfix", "写锁", "number42", "zz_alpha_zz")}
+    assert len(before["zz_alpha_zz"]) == linked
     search_store.close_connections()  # as a new process finds it
     path = site / search_store.DB_FILE
     if damage == "deleted":
