@@ -194,7 +194,7 @@ def _entry(node: Node, kind: str, label: str, pieces: list[str], ends: bool = Fa
         text = _head_tail("\n".join(pieces), limit)
     else:
         text = _clip(pieces, limit)
-    # Only the postings read terms (it is never stored): where nothing can have been cut, text will do.
+    # Only the index reads terms (the snippet files keep text): where nothing can have been cut, text will do.
     terms = _clean(" ".join(pieces)) if sum(len(piece) + 1 for piece in pieces) > limit else ""
     return SearchEntry(node.id, kind, visible(label[:LABEL_LIMIT]), text, terms)
 
