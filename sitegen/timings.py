@@ -21,6 +21,10 @@ PHASES = (
     "prompts",
     "related",
     "stats",
+    "problems",
+    "projects",
+    "all-sessions",
+    "home",
     "write",
     "other",
 )
@@ -64,6 +68,19 @@ class PhaseClock:
         finally:
             self.leave()
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The block's time goes to no phase: work timed elsewhere (a worker's render, whose seconds
+        come back with its outcome) is not counted twice."""
+        now = self.now()
+        if self._open:
+            self._charge(self._open[-1], now)
+        try:
+            yield
+        finally:
+            if self._open:
+                self._open[-1][1] = self.now()
+
     def timed(self, name: str, func: Callable[P, R]) -> Callable[P, R]:
         """func, with its time charged to a phase."""
 
@@ -91,9 +108,9 @@ def format_phases(seconds: Mapping[str, float], wall: float, processes: int) -> 
     and its share, then the total and the wall time."""
     total = sum(seconds.values())
     names = [name for name in PHASES if name in seconds] + sorted(set(seconds) - set(PHASES))
-    yield f"{'phase':<10} {'seconds':>8} {'share':>6}"
+    yield f"{'phase':<12} {'seconds':>8} {'share':>6}"
     for name in names:
         share = seconds[name] / total if total else 0.0
-        yield f"{name:<10} {seconds[name]:8.3f} {share:6.1%}"
-    yield f"{'total':<10} {total:8.3f} {1:6.0%}  (summed over {processes} process{'es' if processes != 1 else ''})"
-    yield f"{'wall':<10} {wall:8.3f}"
+        yield f"{name:<12} {seconds[name]:8.3f} {share:6.1%}"
+    yield f"{'total':<12} {total:8.3f} {1:6.0%}  (summed over {processes} process{'es' if processes != 1 else ''})"
+    yield f"{'wall':<12} {wall:8.3f}"

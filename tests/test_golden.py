@@ -30,6 +30,7 @@ from conftest import REAL_FIXTURES
 
 from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.site.build.pipeline import BuildConfig, build_site
+from sitegen.transcript.attachments import resolve_attachments
 from sitegen.transcript.load import load_transcript
 
 HERE = Path(__file__).resolve().parent
@@ -197,7 +198,7 @@ def test_exported_pages_match_golden(built: Built) -> None:
     sessions += sorted((built.sources / "odek" / "sessions").glob("*.json"))
     sessions = [s for s in sessions if s.name != "index.json"]
     for session in sessions:
-        transcript = load_transcript(session, [built.sources / "pi"])
+        transcript = resolve_attachments(load_transcript(session, [built.sources / "pi"]))
         html = renderer.render(transcript, PageOptions(parallel=True))
         renders[f"export-demo/{session.stem}.html"] = conversation(html)
     check(renders, "export-demo")
@@ -206,7 +207,7 @@ def test_exported_pages_match_golden(built: Built) -> None:
     for session in sorted(REAL.glob("*.jsonl")):
         # As a site page is made: its code past the first screen left to the page's highlighter.
         options = PageOptions(parallel=True, highlight_later_short=True)
-        html = renderer.render(load_transcript(session, []), options)
+        html = renderer.render(resolve_attachments(load_transcript(session, [])), options)
         [name] = [str(p.relative_to(GOLDEN))[:-3] for p in (GOLDEN / "site-real").rglob(f"{session.stem}.html.gz")]
         expected, exported = read_golden(name), conversation(html)
         # Where a lexer's table lands depends on which process first needed it: compared as a set.

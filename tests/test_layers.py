@@ -19,6 +19,7 @@ STAGES: list[tuple[str, ...]] = [
         "sitegen.gcpause",
         "sitegen.resources",
         "sitegen.visible",
+        "sitegen.jsontext",
     ),
     ("sitegen.timings", "sitegen.titles", "sitegen.clipboard"),
     ("sitegen.session",),

@@ -37,6 +37,9 @@ def test_build_profile_prints_every_phase_and_the_total(tmp_path: Path, jobs: st
     # The worker phases are there whether the sessions render in this process or in a pool.
     for phase in ("plan", "load", "highlight", "markdown", "templates", "search", "related", "stats", "write"):
         assert phase in rows, phase
+    # Each of the site pages' generators under its own name (sitegen.site.pages.site_pages).
+    for phase in ("prompts", "problems", "projects", "all-sessions", "home"):
+        assert phase in rows, phase
     phases = {name: value for name, value in rows.items() if name not in ("total", "wall")}
     assert set(phases) <= set(PHASES)
     assert rows["total"] == pytest.approx(sum(phases.values()), abs=0.001 * len(phases))
@@ -59,3 +62,12 @@ def test_nested_phases_count_their_own_time() -> None:
         clock.timed("highlight", lambda: None)()
     assert clock.take() == {"templates": 5.0, "highlight": 5.0}
     assert clock.seconds == {}
+
+
+def test_paused_time_goes_to_no_phase() -> None:
+    # search opens at 0; paused from 1 to 6 (a worker's render, whose seconds come back with it); closes at 8
+    ticks = iter([0.0, 1.0, 6.0, 8.0])
+    clock = PhaseClock(now=lambda: next(ticks))
+    with clock.phase("search"), clock.paused():
+        clock.add({"load": 4.0})
+    assert clock.take() == {"search": 3.0, "load": 4.0}

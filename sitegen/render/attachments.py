@@ -1,23 +1,18 @@
-"""Inline what tool output points at: artifact:// files and agent:// outputs with their transcripts."""
+"""Place what tool output points at on a page: artifact:// files and agent:// outputs with their transcripts,
+as sitegen.transcript.attachments resolved them, within the page's budget."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
-from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import human_size
-from sitegen.render.tools import Attachment, referenced_urls
-from sitegen.session.artifacts import ArtifactFile, open_artifact, resolve_internal_url
-from sitegen.session.session import open_session
-from sitegen.transcript.from_pi import transcript_from_session
-from sitegen.transcript.transform import map_transcript_text
+from sitegen.render.tools import Attachment
+from sitegen.transcript.model import Output, Subagent, Transcript, referenced_urls
 
 if TYPE_CHECKING:
     from sitegen.render.page import PageRenderer
@@ -25,13 +20,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ARTIFACT_MODES",
     "MAX_ATTACHMENT_CHARS",
-    "MAX_SUBAGENT_DEPTH",
     "ArtifactBudget",
-    "AttachmentResolver",
+    "AttachmentViews",
     "ExternalWriter",
 ]
-
-log = logging.getLogger("sitegen.render")
 
 # --artifacts full: an artifact bigger than this is still cut, with a note: no 1 GB page.
 MAX_ATTACHMENT_CHARS = 50_000_000
@@ -85,61 +77,6 @@ class ArtifactBudget:
         return Markup(""), f"Not on this page (its {human_size(self.total)} for outputs are spent): {where}.", None
 
 
-class Output(Protocol):
-    """What an attachment shows, read as far as the budget needs: its size, all of it, or its two ends."""
-
-    @property
-    def size(self) -> int: ...
-
-    def text(self) -> str: ...
-
-    def ends(self, head: int, tail: int) -> tuple[str, str]: ...
-
-    def measure(self, part: str) -> int:
-        """A part's size in the unit of size."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class TextOutput:
-    """An output already in memory (a subagent's answer, a redacted artifact), measured in characters."""
-
-    content: str
-
-    @property
-    def size(self) -> int:
-        return len(self.content)
-
-    def text(self) -> str:
-        return self.content
-
-    def ends(self, head: int, tail: int) -> tuple[str, str]:
-        return self.content[:head], self.content[-tail:]
-
-    def measure(self, part: str) -> int:
-        return len(part)
-
-
-@dataclass(frozen=True, slots=True)
-class FileOutput:
-    """An artifact's file, measured in bytes as on disk, read only when and as far as it is shown."""
-
-    file: ArtifactFile
-
-    @property
-    def size(self) -> int:
-        return self.file.size
-
-    def text(self) -> str:
-        return self.file.text()
-
-    def ends(self, head: int, tail: int) -> tuple[str, str]:
-        return self.file.ends(head, tail)
-
-    def measure(self, part: str) -> int:
-        return len(part.encode("utf-8", "surrogatepass"))
-
-
 def _at_line_ends(first: str, last: str, head: int, tail: int) -> tuple[str, str]:
     """A long output's first and last parts, cut back to whole lines where a line ends in their second half."""
     cut = first.rfind("\n")
@@ -149,28 +86,19 @@ def _at_line_ends(first: str, last: str, head: int, tail: int) -> tuple[str, str
     return first, last
 
 
-# Subagents can start subagents; embedding stops at this depth (deeper ones are linked by name).
-MAX_SUBAGENT_DEPTH = 3
-
-
-class AttachmentResolver:
-    """Per page: resolves each URL once, embeds each subagent transcript once."""
+class AttachmentViews:
+    """Per page, and per subagent transcript embedded in it: each URL a tool output names placed once,
+    each subagent's transcript embedded once (its entry ids must stay unique on the page)."""
 
     def __init__(
         self,
-        artifacts_dirs: list[Path],
+        transcript: Transcript,
         renderer: PageRenderer,
-        text_filter: Callable[[str], str] | None = None,
-        depth: int = 0,
-        linked: frozenset[str] = frozenset(),
-        value_filter: Callable[[Any], Any] | None = None,
         budget: ArtifactBudget | None = None,
+        linked: frozenset[str] = frozenset(),
     ) -> None:
-        self.artifacts_dirs = [d for d in artifacts_dirs if d.is_dir()]
+        self.transcript = transcript
         self.renderer = renderer
-        self.text_filter = text_filter
-        self.value_filter = value_filter
-        self.depth = depth
         # Subagents that have their own page (site): linked there instead of embedded.
         self.linked = linked
         self._cache: dict[str, Attachment | None] = {}
@@ -182,60 +110,32 @@ class AttachmentResolver:
         for url in referenced_urls(text):
             if url in self._cache:
                 attachment = self._cache[url]
-                # Named again later: the output again, but the transcript only once (its entry ids
-                # must stay unique on the page).
-                if attachment is not None and attachment.transcript is not None:
-                    attachment = replace(attachment, transcript=None, transcript_shown_before=True)
             else:
-                attachment = self._cache[url] = self._resolve(url)
+                attachment = later = self._place(url)
+                if attachment is not None and attachment.transcript is not None:
+                    # Named again later: the output again, but the transcript only once (its HTML is not kept).
+                    later = replace(attachment, transcript=None, transcript_shown_before=True)
+                self._cache[url] = later
             if attachment is not None:
                 found.append(attachment)
         return found
 
-    def _resolve(self, url: str) -> Attachment | None:
-        if not self.artifacts_dirs:
+    def _place(self, url: str) -> Attachment | None:
+        attached = self.transcript.attachments.get(url)
+        if attached is None:
             return None
-        try:
-            output = self._output(url)
-        except SitegenError as error:
-            log.info("not inlining %s: %s", url, error)
-            return None
-        except OSError as error:
-            log.warning("cannot read %s: %s", url, error)
-            return None
+        output = attached.output
         if url.startswith("artifact://"):
             body, note, src = self.budget.place(url, output, ansi_to_html)
             return Attachment(label=url, body=body, size=output.size, note=note, src=src)
-        agent_id = url.removeprefix("agent://")
         body, note, src = self.budget.place(url, output, self.renderer.markdown.render)
-        return Attachment(
-            label=url, body=body, size=output.size, note=note, src=src, transcript=self._sidecar(agent_id)
-        )
+        transcript = self._embedded(attached.subagent) if attached.subagent is not None else None
+        return Attachment(label=url, body=body, size=output.size, note=note, src=src, transcript=transcript)
 
-    def _output(self, url: str) -> Output:
-        """What url names. An artifact is read only as far as it is shown, but for redaction, which must
-        see the whole text (a secret can straddle where a head would be cut)."""
-        if url.startswith("artifact://") and self.text_filter is None:
-            return FileOutput(open_artifact(url, self.artifacts_dirs))
-        content = resolve_internal_url(url, self.artifacts_dirs)
-        return TextOutput(self.text_filter(content) if self.text_filter is not None else content)
-
-    def _sidecar(self, agent_id: str) -> Markup | None:
-        sidecar = next(
-            (d / f"{agent_id}.jsonl" for d in self.artifacts_dirs if (d / f"{agent_id}.jsonl").is_file()),
-            None,
-        )
-        if sidecar is None or self.depth >= MAX_SUBAGENT_DEPTH or agent_id in self.linked:
+    def _embedded(self, subagent: Subagent) -> Markup | None:
+        if subagent.agent_id in self.linked:
             return None
-        try:
-            transcript = transcript_from_session(open_session(sidecar))
-        except SitegenError as error:
-            return Markup('<p class="problem">') + escape(str(error)) + Markup("</p>")
-        if self.text_filter is not None:
-            map_transcript_text(transcript, self.text_filter, self.value_filter)
-        # A subagent's artifacts live in a folder named like its sidecar, or in the parent's (adopted).
-        dirs = [sidecar.with_suffix(""), *self.artifacts_dirs]
-        nested = AttachmentResolver(
-            dirs, self.renderer, self.text_filter, self.depth + 1, value_filter=self.value_filter, budget=self.budget
-        )
-        return self.renderer.render_nested(transcript, nested, prefix=f"sub-{agent_id}-")
+        if subagent.transcript is None:
+            return Markup('<p class="problem">') + escape(subagent.problem) + Markup("</p>")
+        nested = AttachmentViews(subagent.transcript, self.renderer, self.budget)
+        return self.renderer.render_nested(subagent.transcript, nested, prefix=f"sub-{subagent.agent_id}-")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.render.page import PageOptions, PageRenderer
+from sitegen.transcript.attachments import resolve_attachments
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Transcript
 from sitegen.transcript.transform import map_transcript_text
@@ -24,11 +25,11 @@ def _page_options(
 ) -> PageOptions:
     if text_filter is not None:
         map_transcript_text(transcript, text_filter, value_filter)
+    # What the page shows of artifacts and subagents is read now, through the same filters: rendering reads no file.
+    resolve_attachments(transcript, text_filter=text_filter, value_filter=value_filter)
     return PageOptions(
         inline_assets=True,
         branch_only=branch_only,
-        text_filter=text_filter,
-        value_filter=value_filter,
         parallel=parallel,
         artifacts=artifacts,
     )

@@ -5,17 +5,30 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from sitegen.session.context import SessionContext
 from sitegen.transcript.activity import call_durations
 from sitegen.transcript.model import Node, ToolCall, Transcript
 
-__all__ = ["EXPORT_FORMATS", "json_document", "json_export", "markdown_export"]
+__all__ = ["EXPORT_FORMATS", "ModelContext", "json_document", "json_export", "markdown_export"]
 
 EXPORT_FORMATS = ("html", "md", "json")
+
+
+class ModelContext(Protocol):
+    """What the agent's rules make of the context at the shown leaf (sitegen.session.context.SessionContext,
+    which the CLI builds): the JSON export states it."""
+
+    leaf_id: str | None
+    messages: list[dict[str, Any]]
+    thinking_level: str | None
+    models: dict[str, str]
+    injected_ttsr_rules: list[str]
+    mode: str
+
+
 # The argument a tool call is named by, in the order they are looked for.
 _MAIN_ARGUMENTS = (
     "command",
@@ -184,7 +197,7 @@ def _entry_json(node: Node, durations: dict[str, int]) -> dict[str, Any]:
     return entry
 
 
-def json_document(transcript: Transcript, context: SessionContext | None) -> dict[str, Any]:
+def json_document(transcript: Transcript, context: ModelContext | None) -> dict[str, Any]:
     """The session as the page understood it: its header, every entry in file order, the shown leaf and
     its branch, and what the agent's rules make of the context there (pi-family sessions)."""
     durations = call_durations(transcript)
@@ -221,7 +234,7 @@ def json_document(transcript: Transcript, context: SessionContext | None) -> dic
     return document
 
 
-def json_export(transcript: Transcript, context: SessionContext | None) -> str:
+def json_export(transcript: Transcript, context: ModelContext | None) -> str:
     document = json_document(transcript, context)
     try:
         return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"

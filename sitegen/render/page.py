@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
+import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import orjson
 from markupsafe import Markup
@@ -18,7 +17,7 @@ from sitegen import __version__
 from sitegen.fileio import replacing
 from sitegen.gcpause import collector_paused, heap_frozen
 from sitegen.render.ansi import ansi_to_html
-from sitegen.render.attachments import ArtifactBudget, AttachmentResolver, ExternalWriter
+from sitegen.render.attachments import ArtifactBudget, AttachmentViews, ExternalWriter
 from sitegen.render.base.fragments import FragmentStore
 from sitegen.render.base.text import break_long_words, fold_text, html_escape, human_size
 from sitegen.render.cards import folded, images, tool_card
@@ -116,10 +115,6 @@ class PageOptions:
     parent_link: tuple[str, str] | None = None  # (label, URL) of the page whose tool call started this one
     # (title, URL) of the session this one was forked from, when it is in the site.
     parent_session_link: tuple[str, str] | None = None
-    # Applied to text read from artifacts and sidecars (redaction for share), and to the structured
-    # values of embedded sidecar transcripts (redaction by key, {"password": ...}).
-    text_filter: Callable[[str], str] | None = None
-    value_filter: Callable[[Any], Any] | None = None
     # sitegen's audit of the session's turns; computed here when the caller has not already.
     turn_audits: list[TurnAudit] | None = None
     # Render a long page on two cores (the export command; the site build parallelises by session).
@@ -253,28 +248,20 @@ class PageRenderer:
     def chunks(self, transcript: Transcript, options: PageOptions | None = None) -> Iterator[bytes]:
         """The page as UTF-8 chunks, in order."""
         options = options or PageOptions()
-        dirs = [transcript.artifacts_dir] if transcript.artifacts_dir is not None else []
         budget = ArtifactBudget(mode=options.artifacts, external=options.artifact_writer)
-        resolver = AttachmentResolver(
-            dirs,
-            self,
-            options.text_filter,
-            linked=frozenset(options.subagent_urls),
-            value_filter=options.value_filter,
-            budget=budget,
-        )
+        views = AttachmentViews(transcript, self, budget, linked=frozenset(options.subagent_urls))
         with heap_frozen():
-            yield from self._page_chunks(transcript, options, resolver)
+            yield from self._page_chunks(transcript, options, views)
 
-    def tool_view(self, call: ToolCall, resolver: AttachmentResolver, cwd: str = "") -> ToolView:
-        return build_tool_view(call, self.highlighter, resolver.attachments_for, cwd)
+    def tool_view(self, call: ToolCall, views: AttachmentViews, cwd: str = "") -> ToolView:
+        return build_tool_view(call, self.highlighter, views.attachments_for, cwd)
 
-    def render_nested(self, transcript: Transcript, resolver: AttachmentResolver, prefix: str) -> Markup:
+    def render_nested(self, transcript: Transcript, views: AttachmentViews, prefix: str) -> Markup:
         """A subagent transcript's default path, embedded; its ids are prefixed to stay unique."""
         paired = paired_result_ids(transcript)
         nodes = [node for node in transcript.path_nodes() if node.id not in paired]
         ctx = EntryContext(
-            tool_view=lambda call: self.tool_view(call, resolver, transcript.cwd),
+            tool_view=lambda call: self.tool_view(call, views, transcript.cwd),
             markdown=self.markdown.render,
             parents=transcript.tree.parent,
             on_path=set(),
@@ -285,9 +272,7 @@ class PageRenderer:
         )
         return Markup(self._nested.render(t=transcript, nodes=nodes, ctx=ctx))
 
-    def _page_chunks(
-        self, transcript: Transcript, options: PageOptions, resolver: AttachmentResolver
-    ) -> Iterator[bytes]:
+    def _page_chunks(self, transcript: Transcript, options: PageOptions, views: AttachmentViews) -> Iterator[bytes]:
         tree = transcript.tree
         path_ids = tree.path_to(transcript.default_leaf)
         on_path = set(path_ids)
@@ -295,7 +280,7 @@ class PageRenderer:
         order = display_order(transcript, path_ids if options.branch_only else None)
         nodes = [transcript.by_id[entry_id] for entry_id, _ in order]
         ctx = EntryContext(
-            tool_view=lambda call: self.tool_view(call, resolver, transcript.cwd),
+            tool_view=lambda call: self.tool_view(call, views, transcript.cwd),
             markdown=self.markdown.render,
             parents=tree.parent,
             on_path=on_path,
@@ -366,7 +351,7 @@ class PageRenderer:
             # the first half: the frame counts as work of that half (the tree's rows, the audit).
             cut = split_by_weight(weights, head_start=FRAME_WEIGHT_PER_NODE * len(nodes))
             # Each process spends from its own copy of the budget: half of it each keeps the page's total.
-            resolver.budget.total //= 2
+            views.budget.total //= 2
             yield from render_in_two(lambda: framed(nodes[:cut]), lambda: render(nodes[cut:], cut))
         yield _html_bytes(tail[0])
 
@@ -395,7 +380,7 @@ class PageRenderer:
         csp = content_security_policy(styles if inline else None, [theme_js, *scripts] if inline else None)
         # Rendered around a slot for the conversation, which is streamed in its place. The slot is
         # random so that no session text can contain it.
-        slot = f"sitegen-conversation-{os.urandom(16).hex()}"
+        slot = f"sitegen-conversation-{secrets.token_hex(16)}"
         page = self._page.render(
             t=transcript,
             options=options,

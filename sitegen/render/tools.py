@@ -10,18 +10,15 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sitegen.odek.framing import ToolFrame
+from sitegen.jsontext import json_text
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import FOLD_AFTER_LINES, PREVIEW_LINES, Folded, escape_text, fold_text
 from sitegen.render.highlight.pygments_html import Highlighter
-from sitegen.session.entries import json_text
 from sitegen.titles import relative_path, tool_subject
-from sitegen.transcript.model import Part, ToolCall, ToolResult
+from sitegen.transcript.model import Part, ToolCall, ToolFrame, ToolResult
 
 __all__ = ["DiffLine", "ImageView", "ToolView", "build_tool_view", "result_text"]
 
-_ARTIFACT_URL = re.compile(r"artifact://(\d+)")
-_AGENT_URL = re.compile(r"agent://([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*)")
 _IMAGE_MIME = re.compile(r"image/(?:png|jpeg|gif|webp)")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 _EXIT_CODE = re.compile(r"(?:exit(?:ed with)? code|exit status)[:\s]+(-?\d+)", re.IGNORECASE)
@@ -96,11 +93,10 @@ class ToolView:
     frame: FrameView | None = None
 
 
-def frame_view(data: object) -> FrameView | None:
-    """The view of a stored odek frame (ToolResult.details["odekFrame"]); None when absent or plain."""
-    if not isinstance(data, dict):
+def frame_view(frame: ToolFrame | None) -> FrameView | None:
+    """The view of a result's odek frame (ToolResult.frame); None when absent or plain."""
+    if frame is None:
         return None
-    frame = ToolFrame.from_json(data)
     if not frame.framed and not any(s.kind != "text" for s in frame.segments):
         return None
     segments = []
@@ -128,9 +124,7 @@ def image_view(part: Part) -> ImageView:
 
 
 def result_text(result: ToolResult | None) -> str:
-    if result is None:
-        return ""
-    return "\n".join(part.text for part in result.parts if part.kind in ("text", "other"))
+    return "" if result is None else result.shown_text
 
 
 def _args(call: ToolCall) -> dict[str, Any]:
@@ -275,8 +269,8 @@ def build_tool_view(call: ToolCall, highlighter: Highlighter, attachments: Attac
     if view.arguments is None and call.arguments and not _shows_arguments(view):
         # A known tool called with arguments its renderer does not read: show them as they are.
         view.arguments = highlighter.code(json_text(call.arguments), "json")
-    if result is not None and "odekFrame" in result.details:
-        view.frame = frame_view(result.details["odekFrame"])
+    if result is not None and result.frame is not None:
+        view.frame = frame_view(result.frame)
         if view.frame is not None:
             view.output = None
     if text and ("artifact://" in text or "agent://" in text):
@@ -293,13 +287,3 @@ def _shows_arguments(view: ToolView) -> bool:
     if view.kind == "task":
         return view.input is not None
     return bool(view.summary)
-
-
-def referenced_urls(text: str) -> list[str]:
-    """artifact:// and agent:// URLs named in a text, each once, in order."""
-    seen: dict[str, None] = {}
-    for match in _ARTIFACT_URL.finditer(text):
-        seen.setdefault(f"artifact://{match.group(1)}", None)
-    for match in _AGENT_URL.finditer(text):
-        seen.setdefault(f"agent://{match.group(1).split('/')[0]}", None)
-    return list(seen)

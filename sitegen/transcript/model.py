@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from sitegen.odek.framing import ToolFrame
 from sitegen.session.tree import SessionTree
 from sitegen.titles import session_title
 
 __all__ = [
     "NODE_KINDS",
+    "Attached",
     "Node",
+    "Output",
     "Part",
+    "Subagent",
     "ToolCall",
+    "ToolFrame",
     "ToolResult",
     "Totals",
     "Transcript",
     "Usage",
     "activity_times",
+    "referenced_urls",
 ]
 
 # Records written after the work, not during it: a terminal closing (omp's session_exit, maybe
@@ -81,6 +88,13 @@ class ToolResult:
     parts: list[Part]
     is_error: bool = False
     details: dict[str, Any] = field(default_factory=dict)
+    # odek's TOOL RESULT box as details["odekFrame"] stores it, parsed (sitegen.transcript.attachments).
+    frame: ToolFrame | None = None
+
+    @property
+    def shown_text(self) -> str:
+        """The output as its card shows it: the text (and other) parts, a line between them."""
+        return "\n".join(part.text for part in self.parts if part.kind in ("text", "other"))
 
 
 @dataclass(slots=True)
@@ -140,6 +154,53 @@ def activity_times(nodes: list[Node]) -> list[int]:
     return times
 
 
+class Output(Protocol):
+    """What an attachment shows, read only as far as a page needs it: its size, all of it, or its two ends."""
+
+    @property
+    def size(self) -> int: ...
+
+    def text(self) -> str: ...
+
+    def ends(self, head: int, tail: int) -> tuple[str, str]: ...
+
+    def measure(self, part: str) -> int:
+        """A part's size in the unit of size."""
+        ...
+
+
+_ARTIFACT_URL = re.compile(r"artifact://(\d+)")
+_AGENT_URL = re.compile(r"agent://([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*)")
+
+
+def referenced_urls(text: str) -> list[str]:
+    """artifact:// and agent:// URLs named in a text, each once, in order (Transcript.attachments' keys)."""
+    seen: dict[str, None] = {}
+    for match in _ARTIFACT_URL.finditer(text):
+        seen.setdefault(f"artifact://{match.group(1)}", None)
+    for match in _AGENT_URL.finditer(text):
+        seen.setdefault(f"agent://{match.group(1).split('/')[0]}", None)
+    return list(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class Subagent:
+    """The transcript of the subagent an agent:// URL names, from its own session file beside its output."""
+
+    agent_id: str
+    transcript: Transcript | None  # None when the file could not be read: problem says why
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Attached:
+    """What an artifact:// or agent:// URL in a tool's output names, found in the session's artifacts."""
+
+    url: str
+    output: Output
+    subagent: Subagent | None = None  # agent:// only, when the page embeds the subagent's transcript
+
+
 @dataclass(slots=True)
 class Totals:
     messages: int = 0
@@ -189,6 +250,9 @@ class Transcript:
     agent_details: list[tuple[str, list[str]]] = field(default_factory=list)
     # omp 18's idle recaps of the session (history.db's session_recaps): (Unix seconds or None, text).
     recaps: list[tuple[int | None, str]] = field(default_factory=list)
+    # URL -> what it names, for the URLs tool outputs name that resolve: filled by
+    # sitegen.transcript.attachments.resolve_attachments before a page is rendered (empty: nothing inlined).
+    attachments: dict[str, Attached] = field(default_factory=dict)
     by_id: dict[str, Node] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

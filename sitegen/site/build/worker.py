@@ -41,6 +41,7 @@ from sitegen.site.state.manifest import content_hash
 from sitegen.site.state.records import SessionRecord, UsageLog, UsageRecord
 from sitegen.site.state.sources import is_utf8_path
 from sitegen.timings import PhaseClock
+from sitegen.transcript.attachments import resolve_attachments
 from sitegen.transcript.audit import analyse_transcript
 from sitegen.transcript.load import load_transcript
 from sitegen.transcript.model import Node, Transcript
@@ -243,6 +244,8 @@ def _write_page(job: RenderJob, transcript: Transcript, options: PageOptions, si
     """Write a page; outputs over its budget go beside it as scripts, and those it no longer names go."""
     files = ArtifactFiles(site_dir, page)
     options.artifact_writer = files.write
+    # Subagents with pages of their own are linked, so their transcripts are not read for this one.
+    _timed(job, "load", resolve_attachments)(transcript, linked=frozenset(options.subagent_urls))
     _renderer(job.profile).write(transcript, options, site_dir / page)
     files.prune()
 

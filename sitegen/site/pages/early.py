@@ -7,13 +7,11 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from sitegen.site.pages.generator import SiteContext, run_generators
+from sitegen.site.pages.index_pages import IndexPages, PromptsSummary, index_generators
 from sitegen.site.state.manifest import ManifestEntry, SiteManifest
 from sitegen.site.state.progress import progress_text
-
-if TYPE_CHECKING:
-    from sitegen.site.pages.indexes import IndexWriter
 
 __all__ = ["EARLY_MIN_JOBS", "EarlyPages", "LiveHooks"]
 
@@ -58,7 +56,8 @@ class EarlyPages:
         self.newest = set(newest)
         self.hooks = hooks
         self.done = 0
-        self._writer: IndexWriter | None = None
+        # The build's own generators of the pages that list sessions (the prompts are not read yet).
+        self._generators = index_generators(IndexPages(PromptsSummary), building=True)
         self._last = 0.0
         self._newest_waiting = False
 
@@ -82,12 +81,10 @@ class EarlyPages:
         self.hooks.published([*written, *listed], progress_text(self.done, self.total))
 
     def _write(self, current: dict[str, ManifestEntry]) -> list[str]:
-        if self._writer is None:
-            from sitegen.site.pages.indexes import IndexWriter
-
-            self._writer = IndexWriter(self.site_dir, self.assets)
         shown = SiteManifest(sessions={**self.before, **current})
-        written = self._writer.write_all(shown, None, building=progress_text(self.done, self.total))
+        building = progress_text(self.done, self.total)
+        context = SiteContext(self.site_dir, self.assets, shown, sessions_changed=True, building=building)
+        written = run_generators(self._generators, context)
         self._last = time.monotonic()
         self._newest_waiting = False
         return written

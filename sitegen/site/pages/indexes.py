@@ -1,8 +1,10 @@
-"""The site's index pages: home (projects), one page per project, problems, stats and search."""
+"""The site's index pages as HTML: home, one page per project, all sessions, problems, stats and search;
+what they show of the site is made once per build (Listing). The generators are in index_pages.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from markupsafe import Markup
@@ -22,6 +24,7 @@ from sitegen.site.pages.all_sessions import (
     session_index_script,
 )
 from sitegen.site.pages.analytics import Analytics, compute_analytics, compute_windows, windows_to
+from sitegen.site.pages.index_pages import PromptsSummary
 from sitegen.site.pages.stats import Stats, compute_stats, render_stats_page
 from sitegen.site.state.jobs import NEWEST_FIRST
 from sitegen.site.state.manifest import SiteManifest
@@ -30,8 +33,8 @@ from sitegen.site.state.records import SessionRecord
 __all__ = [
     "RECENT_SESSIONS",
     "IndexWriter",
+    "Listing",
     "ProjectSummary",
-    "PromptsSummary",
     "recent_sessions",
     "repaired_sessions",
     "summarise_projects",
@@ -114,13 +117,49 @@ def _duration(ms: int) -> str:
     return duration_text(ms) if ms > 0 else ""
 
 
-@dataclass(slots=True)
-class PromptsSummary:
-    """What the index pages say of the prompt history (sitegen.site.prompts.page)."""
+class Listing:
+    """What the index pages show of the site, made once per pass and each figure only when a page asks
+    for it: the sessions, the problems, the stats and the per-project figures the home page shows."""
 
-    count: int = 0
-    latest: str = ""  # the newest prompt, one line
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (store, message)
+    def __init__(self, manifest: SiteManifest, prompts: PromptsSummary) -> None:
+        self.records = manifest.records()
+        self.prompts = prompts
+        self.session_problems = manifest.problems()
+        self.defects = manifest.defects()
+        # Counted together in every page's navigation; listed apart on the problems page.
+        self.problem_count = len(self.session_problems) + len(self.defects) + len(prompts.problems)
+
+    @cached_property
+    def stats(self) -> Stats:
+        return compute_stats(self.records)
+
+    @cached_property
+    def windows(self) -> list[Analytics]:
+        """All time, the last 30 and 7 days: the home page shows the last, the stats page all three."""
+        return compute_windows(self.records, windows_to(self.stats.last_day))
+
+    @cached_property
+    def projects(self) -> list[ProjectSummary]:
+        return self._summary[0]
+
+    @cached_property
+    def totals(self) -> Totals:
+        return self._summary[1]
+
+    @cached_property
+    def _summary(self) -> tuple[list[ProjectSummary], Totals]:
+        return summarise_projects(self.records, self.stats, self.windows)
+
+    @cached_property
+    def names(self) -> dict[str, str]:
+        """Project slug -> name."""
+        return {p.slug: p.name for p in self.projects}
+
+    @cached_property
+    def shown(self) -> dict[str, list[object]]:
+        """What each project's page shows of it (SiteManifest.projects): a page whose project still shows
+        the same and has no changed session is not made again."""
+        return {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost, p.usage_known] for p in self.projects}
 
 
 class IndexWriter:
@@ -170,93 +209,62 @@ class IndexWriter:
         )
         return written + self._write(ALL_SESSIONS_PAGE, html)
 
-    def write_all(
-        self,
-        manifest: SiteManifest,
-        touched_projects: set[str] | None,
-        prompts: PromptsSummary | None = None,
-        *,
-        building: str = "",
-    ) -> list[str]:
-        """Home, problems, stats and the project pages (all, or only touched ones); stale ones removed.
-        With `building` (a long build's progress in words, sitegen.site.pages.early), only the project pages
-        and the home page, which shows it in a note: the rest waits for the build's end."""
-        records = manifest.records()
-        prompts = prompts or PromptsSummary()
-        session_problems = manifest.problems()
-        defects = manifest.defects()
-        # Counted together in every page's navigation; listed apart on the problems page.
-        problems = [*session_problems, *defects, *prompts.problems]
-        stats = compute_stats(records)
-        # All time, the last 30 and 7 days: the home page shows the last, the stats page all three.
-        windows = compute_windows(records, windows_to(stats.last_day))
-        projects, totals = summarise_projects(records, stats, windows)
-        written: list[str] = []
-        by_project: dict[str, list[SessionRecord]] = {}
-        for record in records:
-            by_project.setdefault(record.project_slug, []).append(record)
-        shown = {p.slug: [p.name, p.sessions, p.last, p.tokens, p.cost, p.usage_known] for p in projects}
-        for project in projects:
-            unchanged = manifest.projects.get(project.slug) == shown[project.slug]
-            if touched_projects is not None and project.slug not in touched_projects and unchanged and not building:
-                continue
-            sessions = sorted(by_project[project.slug], key=lambda r: (-(r.modified_ms or 0), r.key))
-            html = self._render("project.html.j2", "../", len(problems), project=project, sessions=sessions)
-            written += self._write(f"projects/{project.slug}.html", html)
-        # Every page's navigation links the list of all sessions, written with the home page (in a long
-        # build too), its data file first: the page, the palette and the session pages' keys read it.
-        names = {p.slug: p.name for p in projects}
-        written += self.write_all_sessions(records, names, len(problems))
-        # After the project pages, which it links to: a build stopped in between links to none missing.
+    def write_project(self, project: ProjectSummary, sessions: list[SessionRecord], problem_count: int) -> list[str]:
+        """One project's page, its sessions newest first."""
+        ordered = sorted(sessions, key=lambda r: (-(r.modified_ms or 0), r.key))
+        html = self._render("project.html.j2", "../", problem_count, project=project, sessions=ordered)
+        return self._write(f"projects/{project.slug}.html", html)
+
+    def write_home(self, listing: Listing, building: str = "") -> list[str]:
+        """The home page: the newest sessions, the projects, the prompts; with `building`, a note that
+        the build is under way."""
         home = self._render(
             "home.html.j2",
             "",
-            len(problems),
-            projects=projects,
-            totals=totals,
-            recent=recent_sessions(records),
-            prompts=prompts,
-            project_names=names,
+            listing.problem_count,
+            projects=listing.projects,
+            totals=listing.totals,
+            recent=recent_sessions(listing.records),
+            prompts=listing.prompts,
+            project_names=listing.names,
             building=building,
             all_sessions=ALL_SESSIONS_PAGE,
         )
-        written += self._write("index.html", home)
-        if building:
-            return written
-        for relative, html in (
-            (
-                "problems.html",
-                self._render(
-                    "problems.html.j2",
-                    "",
-                    len(problems),
-                    problems=session_problems,
-                    defects=defects,
-                    prompt_problems=prompts.problems,
-                    repairs=repaired_sessions(records),
-                ),
-            ),
-            ("search.html", self._render("search.html.j2", "", len(problems))),
-            (
-                "stats.html",
-                render_stats_page(
-                    self.env,
-                    records,
-                    root="",
-                    assets=self.assets,
-                    version=__version__,
-                    problem_count=len(problems),
-                    stats=stats,
-                    windows=windows,
-                ),
-            ),
-        ):
-            written += self._write(relative, html)
-        manifest.projects = shown
-        live = {f"{p.slug}.html" for p in projects}
+        return self._write("index.html", home)
+
+    def write_problems(self, listing: Listing) -> list[str]:
+        html = self._render(
+            "problems.html.j2",
+            "",
+            listing.problem_count,
+            problems=listing.session_problems,
+            defects=listing.defects,
+            prompt_problems=listing.prompts.problems,
+            repairs=repaired_sessions(listing.records),
+        )
+        return self._write("problems.html", html)
+
+    def write_search_page(self, problem_count: int) -> list[str]:
+        return self._write("search.html", self._render("search.html.j2", "", problem_count))
+
+    def write_stats(self, listing: Listing) -> list[str]:
+        html = render_stats_page(
+            self.env,
+            listing.records,
+            root="",
+            assets=self.assets,
+            version=__version__,
+            problem_count=listing.problem_count,
+            stats=listing.stats,
+            windows=listing.windows,
+        )
+        return self._write("stats.html", html)
+
+    def remove_stale_projects(self, listing: Listing) -> None:
+        """The pages of projects that have no session now."""
+        live = {f"{p.slug}.html" for p in listing.projects}
         folder = self.site_dir / "projects"
         if folder.is_dir():
             for page in folder.glob("*.html"):
                 if page.name not in live:
                     remove_file(page)
-        return written

@@ -187,7 +187,9 @@ class _Feed:
 def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: dict[str, str]) -> str:
     """What the page depends on besides the stores: every session's prompts, page and title, the
     projects, the assets, and the problem count the navigation shows."""
-    parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts, r.typed_prompts] for r in records]
+    # Sorted: the manifest keeps sessions in the order a build finished them, which says nothing the page shows.
+    ordered = sorted(records, key=lambda r: r.session_id)
+    parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts, r.typed_prompts] for r in ordered]
     payload = orjson.dumps([__version__, FORMAT, problem_count, sorted(assets.items()), parts])
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 

@@ -1,0 +1,122 @@
+"""The build's site pages stage as a list of generators: prompts, related lists, the search index, then
+the index pages that link to them all; prompts, related and search are adapters on their own packages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, ClassVar
+
+from sitegen.session.entries import shorten
+from sitegen.site.pages.generator import SiteContext, SiteGenerator
+from sitegen.site.pages.index_pages import IndexPages, PromptsSummary, index_generators
+from sitegen.site.pages.related import write_related
+from sitegen.site.search.index import SearchDocInfo, update_search_index
+from sitegen.site.state.jobs import subagent_search_key
+from sitegen.site.state.records import SessionRecord
+
+if TYPE_CHECKING:
+    from sitegen.site.prompts.page import PromptsResult
+
+__all__ = ["PromptsPage", "RelatedLists", "RenderAgain", "SearchExport", "search_documents", "site_generators"]
+
+# Given the keys of sessions, render them again (their stored search entries are gone); the files written.
+RenderAgain = Callable[[Sequence[str]], list[str]]
+
+
+class PromptsPage:
+    """prompts.html and its data, from the agents' history stores and every session's prompts
+    (sitegen.site.prompts.page.update_prompts, which skips what did not change)."""
+
+    name: ClassVar[str] = "prompts"
+
+    def __init__(self, stores: Sequence[Path], looked: Sequence[Path] = (), jobs: int = 1) -> None:
+        self.stores, self.looked, self.jobs = stores, looked, jobs
+        self.result: PromptsResult | None = None
+
+    def write(self, context: SiteContext) -> list[str]:
+        from sitegen.site.prompts.page import update_prompts
+
+        manifest = context.manifest
+        self.result = update_prompts(
+            context.out,
+            self.stores,
+            context.records(),
+            context.assets,
+            problem_count=len(manifest.problems()) + len(manifest.defects()),
+            sessions_changed=context.sessions_changed,
+            looked=self.looked,
+            jobs=self.jobs,
+        )
+        return self.result.written
+
+    def summary(self) -> PromptsSummary:
+        """What the index pages say of the prompts (nothing before write)."""
+        result = self.result
+        if result is None:
+            return PromptsSummary()
+        return PromptsSummary(result.count, result.latest, result.problems, result.changed)
+
+
+class RelatedLists:
+    """Each session page's <page>.related.js: the five sessions most like it (sitegen.site.pages.related)."""
+
+    name: ClassVar[str] = "related"
+
+    def write(self, context: SiteContext) -> list[str]:
+        if not context.sessions_changed:
+            return []
+        return write_related(context.state_dir, context.out, context.records())
+
+
+def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:
+    """What the search index lists: every session, and every subagent page as its own document."""
+    documents: dict[str, SearchDocInfo] = {}
+    for record in records:
+        documents[record.key] = SearchDocInfo(
+            record.title, record.project, record.page, record.key, time_ms=record.modified_ms
+        )
+        for agent_id, page in record.subagents.items():
+            # subagents also maps plain agent ids to their nested pages: each page once, by its own id.
+            if PurePosixPath(page).stem == agent_id:
+                key = subagent_search_key(record.key, agent_id)
+                # Titled by its id alone: "subagent" in every title would make every page match it.
+                context = f"subagent of {shorten(record.title, 80)}"
+                documents[key] = SearchDocInfo(agent_id, record.project, page, record.key, context, record.modified_ms)
+    return documents
+
+
+class SearchExport:
+    """The search index of every session, subagent page and prompt (sitegen.site.search.index
+    update_search_index: the FTS5 store's segments exported as the page's shards), and search.html."""
+
+    name: ClassVar[str] = "search"
+
+    def __init__(self, prompts: PromptsPage, pages: IndexPages, render_again: RenderAgain, jobs: int = 1) -> None:
+        self.prompts, self.pages, self.render_again, self.jobs = prompts, pages, render_again, jobs
+
+    def write(self, context: SiteContext) -> list[str]:
+        if not self.pages.stale(context):
+            return []
+        out, prompts = context.out, self.prompts.result
+        documents = search_documents(context.records())
+        changed = {*context.rendered, *context.manifest.indexed}
+        if prompts is not None:
+            documents.update(prompts.documents)
+            changed.update(prompts.indexed)
+        search = update_search_index(out, documents, changed, self.jobs)
+        written = list(search.written)
+        if search.missing:
+            # Documents whose stored entries are gone (.sitegen/ deleted by hand): their sessions are
+            # rendered again (a subagent's entries are stored by its session's render), then indexed.
+            written += self.render_again(sorted({documents[key].owner for key in search.missing}))
+            written += update_search_index(out, documents, set(search.missing)).written
+        problem_count = self.pages.listing(context).problem_count
+        return written + self.pages.writer(context).write_search_page(problem_count)
+
+
+def site_generators(prompts: PromptsPage, render_again: RenderAgain, jobs: int = 1) -> list[SiteGenerator]:
+    """The build's site pages in the order they are written: the prompts first (the search indexes
+    them, the index pages count them), the related lists and the search index, then the index pages."""
+    pages = IndexPages(prompts.summary)
+    return [prompts, RelatedLists(), SearchExport(prompts, pages, render_again, jobs), *index_generators(pages)]
