@@ -9,7 +9,7 @@ from functools import cache
 
 from sitegen.site.search.spec import cjk_class, spec
 
-__all__ = ["MAX_TOKEN", "MIN_TOKEN", "lower", "tokenize"]
+__all__ = ["lower", "tokenize"]
 
 # Tokens longer than this are hashes, base64 or minified code: nobody types them.
 MAX_TOKEN: int = spec()["token_max"]
