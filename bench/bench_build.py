@@ -49,11 +49,13 @@ WATCH_START_TIMEOUT_S = 600.0
 # The corpus.
 
 
-def ensure_corpus(sessions: int, total_mb: float, seed: int, one_mb: float | None) -> Path:
-    """The generated agent dir under bench/out, written once (the generator is deterministic)."""
+def ensure_corpus(sessions: int, total_mb: float, seed: int, one_mb: float | None, plain: bool = False) -> Path:
+    """The generated agent dir under bench/out, written once (the generator is deterministic); plain:
+    pi's own sessions only, which pi-transcript reads whole (corpus.py --plain)."""
     from corpus import write_corpus
 
     name = f"corpus-{sessions}x{total_mb:g}mb-s{seed}" + (f"-one{one_mb:g}mb" if one_mb else "")
+    name += "-plain" if plain else ""
     agent = OUT / name
     done = agent / ".complete"
     if done.exists():
@@ -61,7 +63,7 @@ def ensure_corpus(sessions: int, total_mb: float, seed: int, one_mb: float | Non
         return agent
     shutil.rmtree(agent, ignore_errors=True)
     started = time.perf_counter()
-    write_corpus(agent, sessions=sessions, total_mb=total_mb, seed=seed, one_session_mb=one_mb)
+    write_corpus(agent, sessions=sessions, total_mb=total_mb, seed=seed, one_session_mb=one_mb, plain=plain)
     done.write_text("")
     print(f"generated {agent.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s")
     return agent
@@ -474,6 +476,77 @@ def report(
     print_rows(rows)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Cold builds only, on several corpora.
+
+
+def pi_transcript_run(pi_transcript: list[str], agent: Path, out: Path, *, sample: bool) -> Measured:
+    """`pi-transcript --all` over agent's sessions (it reads only ~/.pi/agent/sessions: a temp HOME links there)."""
+    shutil.rmtree(out, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="bench-build-pt-home-") as tmp:
+        home = Path(tmp)
+        (home / ".pi" / "agent").mkdir(parents=True)
+        (home / ".pi" / "agent" / "sessions").symlink_to(agent.resolve() / "sessions")
+        command = [*pi_transcript, "--all", "-o", str(out), "--no-open"]
+        return run_measured(command, env=child_env(home), cwd=home, sample=sample)
+
+
+def cold_build_run(sitegen: list[str], agent: Path, site: Path, jobs: int, *, sample: bool) -> Measured:
+    """`sitegen build` on an empty site folder with a fresh HOME."""
+    shutil.rmtree(site, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="bench-build-home-") as tmp:
+        command = [*sitegen, "build", "--out", str(site), "--agent-dir", str(agent.resolve()), "--jobs", str(jobs)]
+        return run_measured(command, env=child_env(Path(tmp)), cwd=Path(tmp), sample=sample)
+
+
+def cold_only(
+    corpora: list[tuple[str, Path]], sitegen: list[str], pi_transcript: list[str], jobs: int, runs: int
+) -> None:
+    """Cold builds and pi-transcript --all, turn about on each corpus: the first round polls memory,
+    the others time the tools without the polling's cost (with one round, its times are shown)."""
+    series: dict[tuple[str, str], Series] = {}
+    memory: dict[tuple[str, str], Measured] = {}
+    print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    for index in range(1, runs + 1):
+        sample = index == 1
+        for name, agent in corpora:
+            for tool in ("cold build", "pi-transcript --all"):
+                if tool == "cold build":
+                    measured = cold_build_run(sitegen, agent, OUT / "build" / f"cold-{name}", jobs, sample=sample)
+                else:
+                    measured = pi_transcript_run(pi_transcript, agent, OUT / "build" / f"pt-{name}", sample=sample)
+                if sample:
+                    memory[name, tool] = measured
+                if not sample or runs == 1:
+                    series.setdefault((name, tool), Series()).add(measured)
+                failed = f"  FAILED: {measured.stderr.strip()[-300:]}" if measured.returncode else ""
+                print(
+                    f"  run {index}: {name:<6} {tool:<20} {measured.seconds:6.2f} s {measured.cpu:6.2f} CPU s"
+                    f"{' (memory polled)' if sample else ''}{failed}",
+                    flush=True,
+                )
+    print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"\nbest of {runs - 1 if runs > 1 else 1} (times), memory from the first run; --jobs {jobs}")
+    header = f"{'seconds':>8} {'CPU s':>8} {'tree RSS MB':>12} {'tree PSS MB':>12} {'max proc MB':>12}"
+    print(f"{'corpus':<8} {'step':<20} {header}")
+    for name, _ in corpora:
+        for tool in ("cold build", "pi-transcript --all"):
+            best, peak = series[name, tool], memory[name, tool]
+            print(
+                f"{name:<8} {tool:<20} {best.best('seconds'):8.2f} {best.best('cpu'):8.2f} "
+                f"{peak.tree_peak / MB:12.0f} {peak.tree_pss / MB:12.0f} {peak.max_rss / MB:12.0f}"
+            )
+    goal = f"goal <= {GOAL_COLD_RATIO}x wall"
+    print(f"\n{'corpus':<8} {'sessions':>8} {'MB':>7} {'wall ratio':>11} {'CPU ratio':>10}  {goal}")
+    for name, agent in corpora:
+        files = session_files(agent)
+        size = sum(p.stat().st_size for p in files) / MB
+        ours, theirs = series[name, "cold build"], series[name, "pi-transcript --all"]
+        wall = ours.best("seconds") / theirs.best("seconds")
+        cpu = ours.best("cpu") / theirs.best("cpu")
+        print(f"{name:<8} {len(files):>8} {size:>7.1f} {wall:>10.2f}x {cpu:>9.2f}x  {_verdict(wall, GOAL_COLD_RATIO)}")
+
+
 def run_cold_watch(bench: Bench, run_index: int) -> ColdWatch:
     """`sitegen watch` on an empty site folder, with a fresh HOME."""
     with tempfile.TemporaryDirectory(prefix="bench-cold-watch-home-") as tmp:
@@ -542,9 +615,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--profile", choices=("cold", "noop", "median", "big"), help="cProfile one build step in-process"
     )
+    parser.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="only cold builds against pi-transcript --all, turn about, on the team's corpus and a plain one",
+    )
+    parser.add_argument(
+        "--corpora",
+        default="team,plain",
+        help="with --cold-only: team (the corpus above), plain (the same sizes, plain pi sessions), or both",
+    )
     args = parser.parse_args(argv)
     if args.profile:
         profile(args.profile, args.jobs)
+        return 0
+    if args.cold_only:
+        pi_transcript = pi_transcript_command(args.pi_transcript_bin)
+        if not pi_transcript:
+            raise SystemExit("pi-transcript not found: pass --pi-transcript-bin")
+        corpora = [
+            (name, ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
+            for name, plain in (("team", False), ("plain", True))
+            if name in args.corpora.split(",")
+        ]
+        if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy)
+            corpora = [("agent", args.agent)]
+        cold_only(corpora, sitegen_command(args.sitegen_bin), pi_transcript, args.jobs, args.runs)
         return 0
     source = args.agent or ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb)
     # Appending lines changes the sessions: work on a copy so the cached corpus stays as generated.

@@ -384,6 +384,129 @@ def report(sessions: list[Path], ours: dict[Path, Best], theirs: dict[Path, Best
         print(verdict)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# The 50 MB session with its artifact folder as a long omp session has it (issue 32, point 5).
+
+# The issue's folder: 1,116 tool logs and 1,686 subagent outputs with their transcripts.
+FOLDER_LOGS = 1116
+FOLDER_SUBAGENTS = 1686
+# The system calls that say how often the folder is listed and its files looked at.
+FILE_CALLS = ("getdents64", "openat", "newfstatat", "statx", "stat", "lstat", "fstat")
+
+
+def ensure_folder_session(target_mb: float, seed: int) -> Path:
+    """The big session with a crowded artifact folder (bench/corpus.py --logs --subagents), made once."""
+    from corpus import encode_cwd, write_big_session
+
+    folder = OUT / f"big-{target_mb:g}mb-s{seed}-l{FOLDER_LOGS}-a{FOLDER_SUBAGENTS}"
+    path = folder / "sessions" / encode_cwd("/home/dev/work/monorepo") / "big.jsonl"
+    done = folder / ".complete"
+    if done.exists():
+        print(f"reusing {path.relative_to(ROOT)}")
+        return path
+    shutil.rmtree(folder, ignore_errors=True)
+    started = time.perf_counter()
+    info = write_big_session(path, target_mb, seed, logs=FOLDER_LOGS, subagents=FOLDER_SUBAGENTS)
+    done.write_text("ok\n")
+    print(
+        f"generated {path.relative_to(ROOT)} in {time.perf_counter() - started:.1f} s: {info.entries} entries, "
+        f"{info.artifacts} logs, {info.subagents} subagent runs"
+    )
+    return path
+
+
+def strace_counts(command: Sequence[str], env: Mapping[str, str], cwd: Path) -> dict[str, int] | None:
+    """Calls per system call of one run of command and its children (strace -c -f); None without strace."""
+    strace = shutil.which("strace")
+    if strace is None:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".strace") as out:
+        subprocess.run(
+            [strace, "-f", "-c", "-o", out.name, *command],
+            env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+        counts: dict[str, int] = {}
+        for line in Path(out.name).read_text().splitlines():
+            fields = line.split()
+            # % time, seconds, usecs/call, calls, [errors,] syscall
+            if len(fields) >= 5 and fields[3].isdigit() and not fields[-1].startswith("total"):
+                counts[fields[-1]] = int(fields[3])
+        return counts
+
+
+def measure_folder(
+    session: Path, sitegen: list[str], pi: list[str] | None, runs: int, before: list[str] | None = None
+) -> None:
+    """sitegen export with the folder present (budget and none), of the file alone, and pi on a copy;
+    with `before` (another sitegen, such as a checkout of older code), its exports with the folder too."""
+    folder = session.with_suffix("")
+    names = os.listdir(folder)
+    print(
+        f"\n{session.name}: {session.stat().st_size / MB:.1f} MB; its folder {len(names)} files "
+        f"({sum(n.endswith('.log') for n in names)} logs, {sum(n.endswith('.md') for n in names)} subagent outputs, "
+        f"{sum(n.endswith('.jsonl') for n in names)} transcripts), "
+        f"{sum((folder / n).stat().st_size for n in names) / MB:.0f} MB"
+    )
+    pages = OUT / "export"
+    pages.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-export-folder-") as tmp:
+        home = Path(tmp)
+        # The same file with no folder beside it, in an agent dir with the same blobs.
+        alone = home / "alone" / "sessions" / session.parent.name / session.name
+        alone.parent.mkdir(parents=True)
+        shutil.copyfile(session, alone)
+        shutil.copytree(session.parents[2] / "blobs", home / "alone" / "blobs")
+        variants: dict[str, tuple[list[str], Path]] = {}
+        for label, source, extra in (
+            ("sitegen", session, []),
+            ("sitegen --artifacts none", session, ["--artifacts", "none"]),
+            ("sitegen, the file alone", alone, []),
+        ):
+            page = pages / f"folder-{len(variants)}.html"
+            variants[label] = ([*sitegen, "export", str(source), str(page), *extra], page)
+        for label, extra in (("before", []), ("before --artifacts none", ["--artifacts", "none"])):
+            if before:
+                page = pages / f"folder-{len(variants)}.html"
+                variants[label] = ([*before, "export", str(session), str(page), *extra], page)
+        best = {label: Best() for label in [*variants, *(["pi"] if pi else [])]}
+        cpu = dict.fromkeys(best, float("inf"))
+        for run in range(runs + 1):
+            timed = run > 0
+            line = f"{f'run {run}/{runs}' if timed else 'memory run'}:"
+            for label, (command, page) in variants.items():
+                page.unlink(missing_ok=True)
+                result = run_measured(command, env=child_env(home), cwd=home, sample=not timed)
+                best[label].add(result, page, None, timed)
+                cpu[label] = min(cpu[label], result.cpu) if timed else cpu[label]
+                line += f"  {label} {result.seconds:.2f}s"
+            if pi:
+                page = pages / "folder-pi.html"
+                result = export_pi(pi, session, page, home, sample=not timed)
+                best["pi"].add(result, page, None, timed)
+                cpu["pi"] = min(cpu["pi"], result.cpu) if timed else cpu["pi"]
+                line += f"  pi {result.seconds:.2f}s"
+            print(line, flush=True)
+        traced = {label: strace_counts(command, child_env(home), home) for label, (command, _) in variants.items()}
+    reference = best["pi"].seconds if pi and not best["pi"].failed else None
+    print(f"\nbest of {runs}; CPU = user + system of the whole tree (best run); PSS = peak tree PSS (memory run)")
+    print(f"{'export':<26} {'wall s':>7} {'x pi':>6} {'CPU s':>6} {'PSS MB':>7} {'maxrss':>7} {'page MB':>8}")
+    for label, result in best.items():
+        if result.failed:
+            print(f"{label:<26} FAILED: {result.failed}")
+            continue
+        ratio = f"{result.seconds / reference:.2f}" if reference else "-"
+        print(
+            f"{label:<26} {result.seconds:7.2f} {ratio:>6} {cpu[label]:6.2f} {result.tree_pss / MB:7.0f} "
+            f"{result.max_rss / MB:7.0f} {result.page / MB:8.1f}"
+        )
+    if all(counts is None for counts in traced.values()):
+        print("\nstrace not found: system calls not counted")
+        return
+    print(f"\nsystem calls of one run (strace -c -f)\n{'export':<26} " + " ".join(f"{c:>10}" for c in FILE_CALLS))
+    for label, counts in traced.items():
+        print(f"{label:<26} " + " ".join(f"{(counts or {}).get(c, 0):>10}" for c in FILE_CALLS))
+
+
 def profile(session: Path) -> None:
     """Time the export's stages in this process (the second half not forked) and cProfile them."""
     import cProfile
@@ -419,9 +542,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sitegen-bin", help="the sitegen CLI (default: $SITEGEN_BIN, or this Python's)")
     parser.add_argument("--pi-bin", help=f"pi's CLI (default: $PI_BIN or {PIREF / 'pi'})")
     parser.add_argument("--profile", type=Path, metavar="SESSION", help="cProfile one export in-process")
+    parser.add_argument(
+        "--folder", action="store_true", help="only the big session with its crowded artifact folder, against pi"
+    )
+    parser.add_argument("--no-folder", action="store_true", help="without the big session's crowded folder")
+    parser.add_argument("--before-bin", help="with --folder: another sitegen CLI (older code) to measure beside")
     args = parser.parse_args(argv)
     if args.profile:
         profile(args.profile)
+        return 0
+    sitegen = sitegen_command(args.sitegen_bin)
+    pi = tool_command(args.pi_bin, "PI_BIN", PIREF / "pi")
+    if args.folder:
+        before = [args.before_bin] if args.before_bin else None
+        measure_folder(ensure_folder_session(args.mb, args.seed), sitegen, pi, args.runs, before)
         return 0
     sessions: list[Path] = list(args.session or [])
     if not sessions:
@@ -431,11 +565,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"no real fixtures at {REAL_FIXTURES}: skipped")
         if not args.no_big:
             sessions.append(ensure_big_session(args.mb, args.seed))
-    sitegen = sitegen_command(args.sitegen_bin)
-    pi = tool_command(args.pi_bin, "PI_BIN", PIREF / "pi")
     print(f"sitegen: {' '.join(sitegen)[:100]}")
     print(f"pi:      {' '.join(pi) if pi else 'not found, comparison skipped'}")
     measure(sessions, sitegen, pi, args.runs)
+    if not args.no_big and not args.no_folder and not args.session:
+        measure_folder(ensure_folder_session(args.mb, args.seed), sitegen, pi, args.runs)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import math
 import random
 import statistics
@@ -528,6 +529,8 @@ class _Builder:
         subagents: bool = True,
         chain_depth: int = 0,
         avg_entry_bytes: int = 0,
+        every: dict[str, int] | None = None,
+        plain: bool = False,
     ) -> None:
         self.out = out
         self.info = info
@@ -537,7 +540,9 @@ class _Builder:
         self.target = target_bytes
         self.artifacts = artifacts
         self.blobs = blobs
-        self.subagents = subagents
+        # plain: only what pi itself writes (see write_session), so that pi-transcript reads it all.
+        self.plain = plain
+        self.subagents = subagents and not plain
         self.chain_depth = chain_depth
         self.avg_entry_bytes = avg_entry_bytes
         self.scale = 1.0
@@ -554,6 +559,12 @@ class _Builder:
             due={name: int(target_bytes * rng.uniform(0.15, 0.85)) if feature else 0 for name in _FEATURE_MEAN_BYTES},
             mean=dict(_FEATURE_MEAN_BYTES),
         )
+        # Features asked for at a set rate (mean bytes between two) start at once, not part way in, and
+        # keep their rate: one that falls due between two chances to happen is not lost (see due).
+        self.paced = frozenset(every or ())
+        for name, mean in sorted((every or {}).items()):
+            self.plan.mean[name] = mean
+            self.plan.due[name] = max(1, int(rng.expovariate(1 / mean)))
 
     # -- writing
 
@@ -588,7 +599,8 @@ class _Builder:
         at = self.plan.due[name]
         if at <= 0 or self.info.bytes < at:
             return False
-        self.plan.due[name] = self.info.bytes + max(1, int(self.rng.expovariate(1 / self.plan.mean[name])))
+        start = at if name in self.paced else self.info.bytes
+        self.plan.due[name] = start + max(1, int(self.rng.expovariate(1 / self.plan.mean[name])))
         return True
 
     # -- turns
@@ -625,7 +637,7 @@ class _Builder:
             self.thinking_change()
         if self.rng.random() < 0.015:
             self.bash_execution()
-        if self.rng.random() < 0.01:
+        if self.rng.random() < 0.01 and not self.plain:
             self.append("custom", {"customType": "todo-state", "data": {"open": self.rng.randint(0, 9)}})
         self.user_message()
         steps = min(24, 1 + int(self.rng.expovariate(1 / 3.5)))
@@ -666,7 +678,7 @@ class _Builder:
 
     def model_change(self) -> None:
         self.model = self.rng.choice(MODELS)
-        if self.rng.random() < 0.5:
+        if self.rng.random() < 0.5 and not self.plain:
             fields: dict[str, Any] = {"model": f"{self.model.provider}/{self.model.model}", "role": "default"}
         else:
             fields = {"provider": self.model.provider, "modelId": self.model.model}
@@ -781,9 +793,11 @@ class _Builder:
             data = self.vocab.logo
         else:
             data = png_bytes(rng, rng.randint(24, 160), rng.randint(16, 100))
-        ref = self.blobs.put(data)
+        # pi keeps an image in the session as base64; omp moves it to the blob store and keeps a ref.
+        ref = base64.b64encode(data).decode("ascii") if self.plain else self.blobs.put(data)
         self.info.images += 1
-        self.info.image_refs.append(ref)
+        if not self.plain:
+            self.info.image_refs.append(ref)
         return {"type": "image", "data": ref, "mimeType": "image/png"}
 
     def user_message(self) -> None:
@@ -963,7 +977,7 @@ class _Builder:
 
     def bash_output(self, is_error: bool) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         rng, vocab = self.rng, self.vocab
-        spill = self.due("artifact")
+        spill = self.due("artifact") and not self.plain
         if spill:
             size = max(SPILL_BYTES + 10_000, _lognormal(rng, 120_000, 0.6, 2_000_000))
         elif rng.random() < 0.1:
@@ -1089,7 +1103,9 @@ _COMMANDS = (
 # Public entry points.
 
 
-def _header(rng: random.Random, session_id: str, start_ms: int, cwd: str, vocab: _Vocab) -> dict[str, Any]:
+def _header(
+    rng: random.Random, session_id: str, start_ms: int, cwd: str, vocab: _Vocab, plain: bool = False
+) -> dict[str, Any]:
     header: dict[str, Any] = {
         "type": "session",
         "version": 3,
@@ -1097,7 +1113,7 @@ def _header(rng: random.Random, session_id: str, start_ms: int, cwd: str, vocab:
         "timestamp": iso(start_ms),
         "cwd": cwd,
     }
-    if rng.random() < 0.3:
+    if rng.random() < 0.3 and not plain:
         header["title"] = f"{rng.choice(vocab.types)}: {rng.choice(vocab.short)}"
     if rng.random() < 0.05:
         header["parentSession"] = _uuid4(rng)
@@ -1124,8 +1140,14 @@ def write_session(
     chain_depth: int = 0,
     avg_entry_bytes: int = 0,
     vocab: _Vocab | None = None,
+    every: dict[str, int] | None = None,
+    plain: bool = False,
 ) -> SessionInfo:
-    """Write one session of about target_bytes under agent_dir/sessions (or at path); return what it holds."""
+    """Write one session of about target_bytes under agent_dir/sessions (or at path); return what it holds.
+
+    With plain, only what pi itself writes: no omp title line or header title, no subagents (task
+    calls, sidecars, agent:// outputs), no artifacts (bash output stays in the session), images as
+    base64 in the session rather than in the blob store, no custom entries, pi's model_change form."""
     rng = random.Random(seed)
     cwd = cwd if cwd is not None else rng.choice(PROJECTS)
     vocab = vocab if vocab is not None else project_vocab(cwd)
@@ -1151,12 +1173,14 @@ def write_session(
             blobs=blobs,
             chain_depth=chain_depth,
             avg_entry_bytes=avg_entry_bytes,
+            every=every,
+            plain=plain,
         )
-        if rng.random() < 0.15:
+        if rng.random() < 0.15 and not plain:
             slot = _title_slot(rng, start, vocab)
             out.write(slot)
             info.bytes += len(slot)
-        builder.write_line(_header(rng, session_id, start, cwd, vocab))
+        builder.write_line(_header(rng, session_id, start, cwd, vocab, plain))
         builder.run()
     return info
 
@@ -1182,9 +1206,15 @@ def session_sizes(
 
 
 def write_corpus(
-    agent_dir: Path, *, sessions: int, total_mb: float, seed: int, one_session_mb: float | None = None
+    agent_dir: Path,
+    *,
+    sessions: int,
+    total_mb: float,
+    seed: int,
+    one_session_mb: float | None = None,
+    plain: bool = False,
 ) -> list[SessionInfo]:
-    """Write a corpus of sessions across several projects under agent_dir."""
+    """Write a corpus of sessions across several projects under agent_dir (plain: see write_session)."""
     one = int(one_session_mb * MB) if one_session_mb else None
     sizes = session_sizes(sessions, int(total_mb * MB), seed, one)
     rng = random.Random(f"corpus:{seed}")
@@ -1194,7 +1224,9 @@ def write_corpus(
         # A few projects get most sessions, as on a real machine.
         cwd = rng.choices(PROJECTS, weights=(8, 5, 3, 3, 1, 1))[0]
         infos.append(
-            write_session(agent_dir, seed=seed * 1_000_003 + index, target_bytes=size, cwd=cwd, start_ms=start)
+            write_session(
+                agent_dir, seed=seed * 1_000_003 + index, target_bytes=size, cwd=cwd, start_ms=start, plain=plain
+            )
         )
     return infos
 
@@ -1207,10 +1239,20 @@ def write_big_session(
     *,
     entries: int = 20_000,
     chain_depth: int = 31_000,
+    logs: int = 0,
+    subagents: int = 0,
 ) -> SessionInfo:
     """One large session of about target_mb with about `entries` real entries; with deep_chain, small
-    marker entries make the main chain (root to the last entry) at least chain_depth entries deep."""
+    marker entries make the main chain (root to the last entry) at least chain_depth entries deep.
+    logs and subagents, when given, ask for about that many bash logs (`N.bash.log`) and subagent runs
+    (`<i>-<Name>.md` with its transcript `<i>-<Name>.jsonl`) in the artifact folder, spread evenly
+    through the session (a task call runs 1.5 subagents on average), as a long omp session has them."""
     target = int(target_mb * MB)
+    every: dict[str, int] = {}
+    if logs:
+        every["artifact"] = max(1, target // logs)
+    if subagents:
+        every["subagent"] = max(1, int(target * 1.5) // subagents)
     return write_session(
         agent_dir_of(path),
         seed=seed,
@@ -1221,6 +1263,7 @@ def write_big_session(
         chain_depth=chain_depth if deep_chain else 0,
         # Markers are small: leave them about a twentieth of the bytes.
         avg_entry_bytes=max(200, int(target * (0.95 if deep_chain else 1.0)) // max(1, entries)),
+        every=every,
     )
 
 
@@ -1251,14 +1294,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--one-session-mb", type=float, default=None, help="make one session about this big")
     parser.add_argument("--big-mb", type=float, default=None, help="write only one big deep-chain session")
+    parser.add_argument("--logs", type=int, default=0, help="with --big-mb: about this many bash logs")
+    parser.add_argument("--subagents", type=int, default=0, help="with --big-mb: about this many subagent runs")
+    parser.add_argument(
+        "--plain", action="store_true", help="plain pi sessions only (no omp title lines, subagents, artifacts, blobs)"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     if args.big_mb:
         target = args.agent_dir / "sessions" / encode_cwd("/home/dev/work/monorepo") / "big.jsonl"
-        info = write_big_session(target, args.big_mb, args.seed)
+        info = write_big_session(target, args.big_mb, args.seed, logs=args.logs, subagents=args.subagents)
         print(
             f"{info.path}: {info.bytes / MB:.1f} MB, {info.entries} entries ({info.markers} markers), "
-            f"main chain {info.main_depth} deep"
+            f"main chain {info.main_depth} deep; {info.artifacts} logs, {info.subagents} subagent runs"
         )
         return 0
     infos = write_corpus(
@@ -1267,6 +1315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         total_mb=args.total_mb,
         seed=args.seed,
         one_session_mb=args.one_session_mb,
+        plain=args.plain,
     )
     print(_summary(infos, time.perf_counter() - started))
     return 0

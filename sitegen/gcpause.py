@@ -6,7 +6,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused", "heap_frozen", "imports_settled"]
+__all__ = ["collector_paused", "file_as_old", "heap_frozen", "imports_settled"]
 
 
 @contextmanager
@@ -44,6 +44,13 @@ def imports_settled() -> Iterator[None]:
     it all either (a tenth of a small rebuild went to such walks)."""
     with collector_paused():
         yield
-        if gc.get_freeze_count() == 0:  # no render holds the heap frozen
-            gc.freeze()
-            gc.unfreeze()  # the frozen objects join the oldest generation
+        file_as_old()
+
+
+def file_as_old() -> None:
+    """File every object alive now with the oldest generation, without walking any (two list splices):
+    after a pause that made a million long-lived objects (a loaded session), the collector's next young
+    pass would walk them all, and the next middle one again, for no garbage."""
+    if gc.get_freeze_count() == 0:  # no render holds the heap frozen
+        gc.freeze()
+        gc.unfreeze()  # the frozen objects join the oldest generation

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -156,3 +158,113 @@ def test_outputs_that_are_pipes_or_link_out_of_their_folder_are_left_off_the_pag
         assert "ZZ_OUTSIDE_ZZ" not in html
         assert "<summary>artifact://0" not in html and "<summary>artifact://1" not in html
         assert "<summary>artifact://2" in html
+
+
+def session_with_subagents(
+    folder: Path, count: int, transcript_size: int, logs: int = 0, again: int | None = None
+) -> Path:
+    """A session whose task calls each name a subagent's output (agent://<n>-Scout) with its transcript of
+    about transcript_size bytes in the artifact folder, as omp keeps them; then bash calls naming `logs`
+    logs of 2 KB (artifact://<n>); with `again`, a last call names that subagent's output once more."""
+    b = SessionBuilder(session_id="budget-0002", cwd="/work/app")
+    b.user("u1", "survey everything")
+    for n in range(count):
+        b.assistant(f"a{n}", [text("Delegating."), tool_call(f"c{n}", "task", agent="explore")])
+        b.tool_result(f"r{n}", f"c{n}", "task", f"done: agent://{n}-Scout")
+    for n in range(logs):
+        b.assistant(f"b{n}", [text("Building."), tool_call(f"d{n}", "bash", command=f"make part{n}")])
+        b.tool_result(f"s{n}", f"d{n}", "bash", f"output truncated; full output: artifact://{n}")
+    if again is not None:
+        b.assistant("e0", [text("Reading it again."), tool_call("e1", "read", path="notes.md")])
+        b.tool_result("e2", "e1", "read", f"as agent://{again}-Scout said")
+    session = b.write(folder / "2026-01-01T00-00-00-000Z_budget-0002.jsonl")
+    artifacts = session.with_suffix("")
+    artifacts.mkdir()
+    for n in range(count):
+        (artifacts / f"{n}-Scout.md").write_text(f"ZZ_OUTPUT_{n}_ZZ\n", encoding="utf-8")
+        sub = SessionBuilder(session_id=f"sub-{n:04d}")
+        sub.user("su1", "scout the repo")
+        sub.assistant("sa1", [text(f"ZZ_TRANSCRIPT_{n}_ZZ " + "finding " * (transcript_size // 8))])
+        sub.write(artifacts / f"{n}-Scout.jsonl")
+    for n in range(logs):
+        (artifacts / f"{n}.bash.log").write_text(log_text(f"ZZ{n}ZZ", 2 * KB), encoding="utf-8")
+    return session
+
+
+def test_subagent_transcripts_have_an_allowance_per_page(tmp_path: Path) -> None:
+    # 12 transcripts of about 250 KB: 3 MB, over the 1.9 MB of transcripts a page carries. The first ones
+    # are on the page, the rest named with their file; every subagent's output is still there.
+    session = session_with_subagents(tmp_path, 12, 250 * KB, again=11)
+    html = export_html(load_transcript(session))
+    shown = [n for n in range(12) if f"ZZ_TRANSCRIPT_{n}_ZZ" in html]
+    assert shown == list(range(len(shown))) and 6 <= len(shown) < 12, shown
+    assert all(f"ZZ_OUTPUT_{n}_ZZ" in html for n in range(12))
+    assert (
+        "Not on this page (its 1.9 MB for subagent transcripts are spent): its transcript is 11-Scout.jsonl (250.6 KB)"
+        " in the artifact folder." in html
+    )
+    assert len(html) < ArtifactBudget().total + 1000 * KB
+    # Named again by a later call: said again to be left out, not said to be embedded before.
+    assert html.count("its transcript is 11-Scout.jsonl") == 2
+    assert html.count("Its transcript is embedded at the first call that named it.") == 0
+
+
+def test_subagent_transcripts_with_artifacts_none_and_full(tmp_path: Path) -> None:
+    session = session_with_subagents(tmp_path, 3, 2 * KB)
+    for mode, on_page in (("none", False), ("full", True), ("budget", True)):
+        page = tmp_path / f"{mode}.html"
+        done = run_sitegen("export", str(session), "-o", str(page), "--artifacts", mode, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        html = page.read_text(encoding="utf-8")
+        assert all((f"ZZ_TRANSCRIPT_{n}_ZZ" in html) == on_page for n in range(3)), mode
+        assert ('id="sub-0-Scout-sa1"' in html) == on_page, mode
+        named = "Not on this page (--artifacts none): its transcript is 2-Scout.jsonl ("
+        assert (named in html) == (not on_page), mode
+
+
+def test_a_huge_subagent_output_is_read_only_as_far_as_it_is_shown(tmp_path: Path) -> None:
+    # A subagent's 3 GB output, sparse on disk: none mode states its size without reading it, the budget
+    # shows its two ends (reading it whole would stop at the reader's cap of 256 MB).
+    session = session_with_subagents(tmp_path, 1, 2 * KB)
+    output = session.with_suffix("") / "0-Scout.md"
+    with output.open("r+b") as handle:
+        handle.seek(3 * 1024**3 - 20)
+        handle.write(b"\nLAST_OF_3_GB_ZZ\n")
+    page = tmp_path / "none.html"
+    assert run_sitegen("export", str(session), "-o", str(page), "--artifacts", "none", cwd=tmp_path).returncode == 0
+    assert "Not on this page (--artifacts none): the full output is in agent://0-Scout (3.0 GB)." in page.read_text()
+    html = export_html(load_transcript(session))
+    assert "ZZ_OUTPUT_0_ZZ" in html and "LAST_OF_3_GB_ZZ" in html
+    assert "3.0 GB more: the full output is in agent://0-Scout." in html
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+@pytest.mark.parametrize("mode", ["budget", "none"])
+def test_an_export_lists_the_artifact_folder_once(tmp_path: Path, mode: str) -> None:
+    # 60 subagents and 60 logs named by one session: a real export, traced, opens the folder to list it
+    # once (it listed it once per reference), and opens no subagent output or transcript it does not show.
+    session = session_with_subagents(tmp_path, 60, 2 * KB, logs=60)
+    folder = session.with_suffix("")
+    past = time.time() - 600  # as a finished session's folder: not changed in the last seconds
+    os.utime(folder, (past, past))
+    trace = tmp_path / "trace.txt"
+    page = tmp_path / "page.html"
+    done = run_sitegen(
+        "export", str(session), str(page), "--artifacts", mode, cwd=tmp_path,
+        prefix=["strace", "-f", "-e", "trace=openat", "-o", str(trace)],
+    )  # fmt: skip
+    if done.returncode != 0 and "ptrace" in done.stderr:
+        pytest.skip("strace cannot trace here")
+    assert done.returncode == 0, done.stderr
+    # Every open tried, finished or not: with two processes, strace splits a call's line ("<unfinished ...>").
+    opened = re.findall(r'openat\([^"]*"([^"]+)"', trace.read_text())
+    assert [path for path in opened if path == str(folder)] == [str(folder)]
+    html = page.read_text(encoding="utf-8")
+    transcripts = [path for path in opened if path.startswith(f"{folder}/") and path.endswith(".jsonl")]
+    outputs = [path for path in opened if path.startswith(f"{folder}/") and path.endswith(".md")]
+    shown = mode == "budget"
+    assert all((f"ZZ_TRANSCRIPT_{n}_ZZ" in html) == shown for n in range(60)) and len(transcripts) == 60 * shown
+    assert all((f"ZZ_OUTPUT_{n}_ZZ" in html) == shown for n in range(60))
+    assert all((f"LAST_ZZ{n}ZZ" in html) == shown for n in range(60))
+    # Each output opened for its size, and once more to be read when it is shown.
+    assert len(outputs) == 60 * (1 + shown)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -295,13 +296,13 @@ def test_a_folder_is_listed_once_for_all_its_references(tmp_path: Path, monkeypa
         (folder / f"{number}-Task.md").write_text(f"output {number}\n")
     _aged(folder)
     listed: list[str] = []
-    real = os.listdir
+    real = os.scandir
 
-    def counted(path: str | os.PathLike[str] = ".") -> list[str]:
+    def counted(path: str | os.PathLike[str] = ".") -> Iterator[os.DirEntry[str]]:
         listed.append(str(path))
         return real(path)
 
-    monkeypatch.setattr(artifacts.os, "listdir", counted)
+    monkeypatch.setattr(artifacts.os, "scandir", counted)
     for number in range(300):
         assert resolve_internal_url(f"artifact://{number}", [folder]) == f"log {number}\n"
         assert resolve_internal_url(f"agent://{number}-Task", [folder]) == f"output {number}\n"
@@ -320,3 +321,32 @@ def test_a_folder_changed_since_its_listing_is_listed_again(tmp_path: Path) -> N
     assert resolve_internal_url("artifact://1", [folder]) == "written later\n"
     (folder / "2-Late.md").write_text("a late output\n")
     assert resolve_internal_url("agent://2-Late", [folder]) == "a late output\n"
+
+
+def test_a_file_listed_plain_then_made_a_link_out_is_not_followed(tmp_path: Path) -> None:
+    # The listing (kept while the folder's mtime stays) saw a plain file: it is opened without following
+    # a link, so a link put in its place since, out of the folder, is refused rather than read.
+    import os
+
+    from sitegen.session.artifacts import open_artifact, open_output
+
+    folder = tmp_path / "session"
+    folder.mkdir()
+    (folder / "0.bash.log").write_text("the log\n")
+    (folder / "1-Task.md").write_text("the output\n")
+    _aged(folder)
+    assert open_artifact("artifact://0", [folder]).size == 8
+    file = open_output("agent://1-Task", [folder])
+    assert file is not None and file.size == 11
+    assert open_output("agent://1-Task/result?q=.a", [folder]) is None  # a part of it: read whole
+    secret = tmp_path / "secret.txt"
+    secret.write_text("ZZ_OUTSIDE_ZZ")
+    mtime = folder.stat().st_mtime_ns
+    for name in ("0.bash.log", "1-Task.md"):
+        (folder / name).unlink()
+        (folder / name).symlink_to(secret)
+    os.utime(folder, ns=(mtime, mtime))  # the same mtime: the listing is still trusted
+    with pytest.raises(ArtifactError, match="Cannot read"):
+        open_artifact("artifact://0", [folder])
+    with pytest.raises(ArtifactError, match="Cannot read"):
+        open_output("agent://1-Task", [folder])

@@ -155,3 +155,50 @@ def test_deep_chain_session_opens_without_recursion(corpus: ModuleType, tmp_path
     context = build_session_context(session.entries, by_id=session.by_id)
     assert context.leaf_id == session.entries[-1]["id"]
     assert context.messages
+
+
+def test_a_big_session_can_have_a_crowded_artifact_folder(corpus: ModuleType, tmp_path: Path) -> None:
+    # As a long omp session has it: many bash logs and subagent outputs, each output with its transcript.
+    path = tmp_path / "agent" / "sessions" / "--crowded--" / "big.jsonl"
+    info = corpus.write_big_session(path, 1.0, 4, deep_chain=False, entries=400, logs=40, subagents=60)
+    folder = path.with_suffix("")
+    logs = sorted(folder.glob("*.bash.log"))
+    outputs = sorted(folder.glob("*.md"))
+    # About as many as asked (subagents' own sessions may add a log or two).
+    assert 30 <= info.artifacts <= len(logs) <= 50 and 45 <= info.subagents <= 75
+    assert [p.with_suffix(".jsonl").is_file() for p in outputs] == [True] * len(outputs) == [True] * info.subagents
+    text = path.read_text(encoding="utf-8")
+    assert all(f"agent://{p.stem}" in text for p in outputs)
+    # Each log is named by the session or by the subagent whose run wrote it.
+    text += "".join(p.with_suffix(".jsonl").read_text(encoding="utf-8") for p in outputs)
+    assert all(f"artifact://{p.name.split('.')[0]}]" in text for p in logs)
+    assert open_session(path).raw.malformed_lines == 0
+
+
+def test_plain_sessions_hold_only_what_pi_writes(corpus: ModuleType, tmp_path: Path) -> None:
+    # The like-for-like corpus for pi-transcript: no omp title line or header title, no subagents or
+    # artifacts, images inline as base64 (no blob store), pi's model_change form, no custom entries.
+    agent = tmp_path / "agent"
+    infos = [corpus.write_session(agent, seed=seed, target_bytes=400_000, plain=True) for seed in range(4)]
+    assert not (agent / "blobs").exists() or not any((agent / "blobs").iterdir())
+    images = 0
+    for info in infos:
+        assert not info.path.with_suffix("").exists() and info.artifacts == 0 and info.subagents == 0
+        records = _raw_records(info.path)
+        assert records[0]["type"] == "session" and "title" not in records[0]
+        assert {record["type"] for record in records} <= {
+            "session", "message", "model_change", "thinking_level_change", "compaction", "branch_summary", "label"
+        }  # fmt: skip
+        for record in records:
+            if record["type"] == "model_change":
+                assert set(record) >= {"provider", "modelId"}
+            content = record.get("message", {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "image":
+                    images += 1
+                    assert base64.b64decode(block["data"]).startswith(b"\x89PNG")
+                if block.get("type") == "toolCall":
+                    assert block["name"] in ("read", "bash", "edit", "write", "grep")
+        session = open_session(info.path)
+        assert len(session.entries) == len(records) - 1
+    assert images > 0

@@ -96,6 +96,22 @@ def test_edit_shows_a_diff(branching: Path) -> None:
     assert '<span class="d-add">+return 2</span>' in html
 
 
+def test_diff_lines_are_each_escaped_in_their_own_span() -> None:
+    from sitegen.render.cards import diff_lines
+    from sitegen.render.tools import DiffLine
+
+    lines = [DiffLine("hunk", "@@ -1 +1 @@"), DiffLine("del", "-a < b & 'c'"), DiffLine("add", '+"x" > y')]
+    assert diff_lines(lines) == (
+        '<span class="d-hunk">@@ -1 +1 @@</span>\n<span class="d-del">-a &lt; b &amp; &#39;c&#39;</span>\n'
+        '<span class="d-add">+&#34;x&#34; &gt; y</span>\n'
+    )
+    # A line that holds a newline (no diff parser makes one) stays one span.
+    assert diff_lines([DiffLine("ctx", "a\n<b>"), DiffLine("add", "c")]) == (
+        '<span class="d-ctx">a\n&lt;b&gt;</span>\n<span class="d-add">c</span>\n'
+    )
+    assert diff_lines([]) == ""
+
+
 def test_header_counts_and_totals(branching: Path) -> None:
     html = render(branching)
     assert "ZZ_SYSTEM_PROMPT_ZZ" in html
@@ -206,6 +222,23 @@ def test_highlighter_caches_by_content_and_never_guesses() -> None:
     assert highlighter.file("x = 1", "notes.unknownext") == "x = 1"
     big = "x = 1\n" * 50_000
     assert "<span" not in highlighter.code(big, "python")
+
+
+def test_highlighter_cache_is_bounded_and_never_serves_other_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitegen.render.highlight import pygments_html
+
+    fresh = Highlighter()
+    expected = [str(fresh.code(f"def f{n}():\n    return {n}\n", "python")) for n in range(30)]
+    monkeypatch.setattr(pygments_html, "CACHE_CHARS", len(expected[0]) * 10)
+    highlighter = Highlighter()
+    for _ in range(2):
+        assert [str(highlighter.code(f"def f{n}():\n    return {n}\n", "python")) for n in range(30)] == expected
+    # Ten blocks fit: only those were served from memory the second time; the others were made again.
+    assert highlighter.hits == 10
+    # Changed code is highlighted anew, whatever the cache holds.
+    changed = highlighter.code("def f0():\n    return 99\n", "python")
+    assert changed == Highlighter().code("def f0():\n    return 99\n", "python") and "99" in changed
+    assert changed != expected[0]
 
 
 def test_renderer_can_be_reused_across_pages(branching: Path, tmp_path: Path) -> None:

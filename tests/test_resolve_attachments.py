@@ -19,7 +19,6 @@ from sitegen.transcript.attachments import (
     MAX_SUBAGENT_DEPTH,
     FileOutput,
     FilteredFileOutput,
-    TextOutput,
     resolve_attachments,
 )
 from sitegen.transcript.load import load_transcript
@@ -66,7 +65,8 @@ def test_artifacts_outputs_and_subagents_are_resolved_into_the_transcript(tmp_pa
     log = transcript.attachments["artifact://0"].output
     assert isinstance(log, FileOutput) and log.size == len("ZZ_LOG_ZZ é\n".encode())  # bytes, as on disk
     scout = transcript.attachments["agent://Scout"]
-    assert isinstance(scout.output, TextOutput) and scout.output.text() == "output of Scout"
+    # A whole output is a handle to its file too, read only when a page shows it.
+    assert isinstance(scout.output, FileOutput) and scout.output.text() == "output of Scout"
     chain = []
     sub = scout.subagent
     while sub is not None and sub.transcript is not None:
@@ -92,9 +92,9 @@ def test_an_unreadable_subagent_is_a_problem_on_the_page(tmp_path: Path) -> None
     assert f'<p class="problem">{escape(scout.problem)}</p>' in export_html(load_transcript(session))
 
 
-def test_the_page_reads_no_session_file_but_the_artifact_logs_it_shows(tmp_path: Path) -> None:
-    # The page is rendered after the audit hook is set: every file it opens is recorded. Agent outputs and
-    # subagents' transcripts were read before; only artifact logs stay handles, read as far as shown.
+def test_the_page_reads_no_session_file_but_the_outputs_it_shows(tmp_path: Path) -> None:
+    # The page is rendered after the audit hook is set: every file it opens is recorded. Subagents'
+    # transcripts were read before; artifact logs and agent outputs stay handles, read as far as shown.
     session = session_with_places(tmp_path)
     script = f"""
 import sys
@@ -120,7 +120,8 @@ for mode in ("budget", "none"):
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["budget ['0.bash.log']", "none []"]
+    shown = "['0.bash.log', 'Deep1.md', 'Deep2.md', 'Deep3.md', 'Scout.md']"
+    assert result.stdout.splitlines() == [f"budget {shown}", "none []"]
 
 
 def test_redaction_reaches_what_the_artifacts_hold(tmp_path: Path) -> None:

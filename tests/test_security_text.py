@@ -102,6 +102,16 @@ def test_marks() -> None:
     assert orjson.loads(visible(orjson.dumps({"k": "\u202e"}).decode())) == {"k": "\u27e8RLO\u27e9"}
 
 
+def test_ascii_text_is_checked_for_every_control_character() -> None:
+    # ASCII text is checked on its bytes, other text by the regular expression: both find the same.
+    for code in range(128):
+        char = chr(code)
+        hidden = (code < 0x20 and char not in "\t\n\r") or code == 0x7F
+        assert hidden_chars(f"ab{char}cd") is hidden, code
+        assert hidden_chars(f"ab{char}cdé") is hidden, code
+        assert visible(f"ab{char}cd") == ("ab\ufffdcd" if hidden else f"ab{char}cd"), code
+
+
 def _shorten_by_every_cut(label: str, width: float) -> str:
     """The shortening as it was (each cut from the label's length down): the reference for the bound."""
     if text_width(label) <= width:

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import human_size
 from sitegen.render.tools import Attachment
-from sitegen.transcript.model import Output, Subagent, Transcript, referenced_urls
+from sitegen.transcript.model import TRANSCRIPT_BYTES, Output, Subagent, Transcript, referenced_urls
 
 if TYPE_CHECKING:
     from sitegen.render.page import PageRenderer
@@ -130,12 +130,24 @@ class AttachmentViews:
             return Attachment(label=url, body=body, size=output.size, note=note, src=src)
         body, note, src = self.budget.place(url, output, self.renderer.markdown.render)
         transcript = self._embedded(attached.subagent) if attached.subagent is not None else None
+        left_out = _left_out(attached.subagent) if attached.subagent is not None else ""
+        note = f"{note} {left_out}" if note and left_out else note or left_out
         return Attachment(label=url, body=body, size=output.size, note=note, src=src, transcript=transcript)
 
     def _embedded(self, subagent: Subagent) -> Markup | None:
-        if subagent.agent_id in self.linked:
+        if subagent.agent_id in self.linked or subagent.left_out:
             return None
         if subagent.transcript is None:
             return Markup('<p class="problem">') + escape(subagent.problem) + Markup("</p>")
         nested = AttachmentViews(subagent.transcript, self.renderer, self.budget)
         return self.renderer.render_nested(subagent.transcript, nested, prefix=f"sub-{subagent.agent_id}-")
+
+
+def _left_out(subagent: Subagent) -> str:
+    """Why a subagent's transcript is not on the page, and where it is; "" when it is."""
+    if not subagent.left_out:
+        return ""
+    where = f"its transcript is {subagent.file_name} ({human_size(subagent.file_size)}) in the artifact folder"
+    if subagent.left_out == "none":
+        return f"Not on this page (--artifacts none): {where}."
+    return f"Not on this page (its {human_size(TRANSCRIPT_BYTES)} for subagent transcripts are spent): {where}."

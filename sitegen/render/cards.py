@@ -61,8 +61,21 @@ def folded(f: Folded, cls: str) -> Markup:
 
 
 def diff_lines(lines: Iterable[DiffLine]) -> Markup:
+    lines = list(lines)
+    joined = "\n".join(line.text for line in lines)
+    # A diff is thousands of short lines: their text escaped in one go, then cut at the newlines
+    # that joined them (escaping neither adds nor removes one; a line holding one is done alone).
+    if joined.count("\n") == len(lines) - 1:
+        texts = html_escape(joined).split("\n")
+    else:
+        texts = [html_escape(line.text) for line in lines]
+    kinds: dict[str, str] = {}
     return Markup(
-        "".join(f'<span class="d-{html_escape(line.kind)}">{html_escape(line.text)}</span>\n' for line in lines)
+        "".join(
+            f'<span class="d-{kinds.get(line.kind) or kinds.setdefault(line.kind, html_escape(line.kind))}">'
+            f"{text}</span>\n"
+            for line, text in zip(lines, texts, strict=True)
+        )
     )
 
 

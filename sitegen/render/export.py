@@ -26,7 +26,7 @@ def _page_options(
     if text_filter is not None:
         map_transcript_text(transcript, text_filter, value_filter)
     # What the page shows of artifacts and subagents is read now, through the same filters: rendering reads no file.
-    resolve_attachments(transcript, text_filter=text_filter, value_filter=value_filter)
+    resolve_attachments(transcript, text_filter=text_filter, value_filter=value_filter, artifacts=artifacts)
     return PageOptions(
         inline_assets=True,
         branch_only=branch_only,

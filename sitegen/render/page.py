@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -42,7 +42,7 @@ from sitegen.render.tools import ToolView, build_tool_view, image_view
 from sitegen.timings import PhaseClock
 from sitegen.transcript.activity import call_durations
 from sitegen.transcript.audit import TurnAudit, analyse_transcript
-from sitegen.transcript.model import Node, ToolCall, Totals, Transcript
+from sitegen.transcript.model import Attached, Node, ToolCall, Totals, Transcript, referenced_urls
 from sitegen.visible import visible_utf8
 
 __all__ = ["PageOptions", "PageRenderer", "format_time", "format_tokens"]
@@ -163,7 +163,12 @@ class EntryContext:
 
 def paired_result_ids(transcript: Transcript) -> set[str]:
     """Ids of tool-result nodes shown inside their call (so not again on their own)."""
-    return {call.result.node_id for node in transcript.nodes for call in node.tool_calls if call.result is not None}
+    return {
+        part.call.result.node_id
+        for node in transcript.nodes
+        for part in node.parts  # not node.tool_calls, a list made per node
+        if part.call is not None and part.call.result is not None
+    }
 
 
 def context_message_ids(transcript: Transcript) -> set[str]:
@@ -342,7 +347,7 @@ class PageRenderer:
             yield _html_bytes(head)
             yield from render(part, 0)
 
-        weights = [_weight(node) for node in nodes] if options.parallel else []
+        weights = [_weight(node, transcript.attachments) for node in nodes] if options.parallel else []
         if not options.parallel or not can_fork() or sum(weights) < PARALLEL_MIN_WEIGHT:
             yield from framed(nodes)
         else:
@@ -410,10 +415,10 @@ class PageRenderer:
         paths = {
             path
             for node in nodes
-            for call in node.tool_calls
-            if isinstance(call.arguments, dict)
+            for part in node.parts
+            if part.call is not None and isinstance(arguments := part.call.arguments, dict)
             for key in ("path", "file_path", "filePath")
-            if isinstance(path := call.arguments.get(key), str)
+            if isinstance(path := arguments.get(key), str)
         }
         self.highlighter.prepare({lexer_name_for_path(path) for path in paths} - {None})
 
@@ -472,14 +477,19 @@ def _html_bytes(html: str) -> bytes:
     return visible_utf8(html)
 
 
-# What the frame costs per entry, in _weight's units (fitted on the same session: 0.62 s of 4 s).
-FRAME_WEIGHT_PER_NODE = 220
+# What the frame costs per entry, in _weight's units, fitted so that both processes of a forked export
+# of the generated 50 MB sessions use about the same CPU time: the frame alone, in one process, takes
+# 0.63-0.67 s of 40,000 entries (510-650 units); forked, 600 balanced big-50mb-s0 and 900 the session
+# with 8.5 MB of bash logs' tails. At 220, fitted before the entries got cheaper to render, the process
+# that writes the frame finished 0.3-0.5 s after the other.
+FRAME_WEIGHT_PER_NODE = 700
 
 
-def _weight(node: Node) -> int:
+def _weight(node: Node, attachments: Mapping[str, Attached]) -> int:
     """Rough rendering cost of a node, in characters of markdown. Fitted on a generated 50 MB
     session: an entry costs about 500 of them, a tool call 2,000, and output, which is escaped but
-    highlighted only where it shows before folding, a twelfth of its size."""
+    highlighted only where it shows before folding, a twelfth of its size; a subagent's transcript
+    embedded at the call costs what half its file's bytes would (a file is about half JSON syntax)."""
     size = 500
     for part in node.parts:  # one pass: this runs on one core, before the second process starts
         size += len(part.text)
@@ -487,8 +497,16 @@ def _weight(node: Node) -> int:
         if call is not None:
             size += 2000
             if call.result is not None:
-                size += sum(len(result_part.text) for result_part in call.result.parts) // 12
+                for result_part in call.result.parts:
+                    size += len(result_part.text) // 12
+                    if attachments and "agent://" in result_part.text:
+                        size += sum(_embedded_weight(attachments.get(url)) for url in referenced_urls(result_part.text))
     return size
+
+
+def _embedded_weight(attached: Attached | None) -> int:
+    subagent = attached.subagent if attached is not None else None
+    return subagent.file_size // 2 if subagent is not None and subagent.transcript is not None else 0
 
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:

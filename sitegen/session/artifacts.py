@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Sequence
@@ -25,6 +27,7 @@ __all__ = [
     "artifacts_dir_for",
     "list_artifacts",
     "open_artifact",
+    "open_output",
     "parse_query",
     "resolve_internal_url",
     "subagent_transcripts",
@@ -180,6 +183,9 @@ class _Listing:
     artifacts: dict[str, str]  # artifact id as written in the name -> the first such name, sorted
     available: tuple[int, ...]
     outputs: tuple[str, ...]  # subagent output ids (<id>.md), sorted
+    # Names that were regular files, not links, when listed (the listing's file types, no stat each):
+    # opened without following a link, they need no check of where a link leads.
+    plain: frozenset[str]
 
 
 # Folder -> (its mtime when listed, the listing). A page or an export looks up thousands of
@@ -205,11 +211,13 @@ def _listing(folder: Path) -> _Listing | None:
     if held is not None and held[0] == mtime:
         return held[1]
     try:
-        names = sorted(os.listdir(folder))
+        with os.scandir(folder) as listed:
+            entries = list(listed)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as error:
         raise ArtifactError(f"Cannot read {folder}: {error.strerror}") from None
+    names = sorted(entry.name for entry in entries)
     artifacts: dict[str, str] = {}
     for name in names:
         match = _ARTIFACT_NAME.fullmatch(name)
@@ -220,10 +228,18 @@ def _listing(folder: Path) -> _Listing | None:
         artifacts,
         tuple(sorted({int(number) for number in artifacts})),
         tuple(sorted({name[:-3] for name in names if name.endswith(".md")})),
+        frozenset(entry.name for entry in entries if _is_plain(entry)),
     )
     if time.time_ns() - mtime > _RACY_NS:
         _LISTINGS[key] = (mtime, listing)
     return listing
+
+
+def _is_plain(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _check_link(path: Path) -> None:
@@ -300,9 +316,51 @@ def open_artifact(url: str, dirs: Sequence[Path]) -> ArtifactFile:
     scheme, _, rest = url.partition("://")
     if scheme != "artifact":
         raise ArtifactError(f"Not an artifact:// URL: {url}")
-    path = _artifact_path(rest.split("#", 1)[0].partition("?")[0].partition("/")[0], dirs)
-    _check_link(path)
+    return _opened(*_artifact_path(rest.split("#", 1)[0].partition("?")[0].partition("/")[0], dirs))
+
+
+def open_output(url: str, dirs: Sequence[Path]) -> ArtifactFile | None:
+    """The file an artifact:// URL or a whole agent://<id> output names, found as resolve_internal_url
+    finds it, not yet read; None for an agent:// URL that picks a part of its output (a path, ?q=),
+    which only the whole text answers. A page that names a subagent's output without showing it (over
+    its budget, --artifacts none) need not read it."""
+    scheme, sep, rest = url.partition("://")
+    if scheme != "agent" or not sep:
+        return open_artifact(url, dirs)
+    location, _, query = rest.split("#", 1)[0].partition("?")
+    output_id, slash, path = location.partition("/")
+    if (slash + path) not in ("", "/") or parse_qs(query, keep_blank_values=True).get("q"):
+        return None
+    folder, listing = _agent_folder(output_id, _agent_listings(output_id, dirs))
+    name = f"{output_id}.md"
+    return _opened(folder / name, name in listing.plain)
+
+
+# Opening a file for its size, never following a link nor waiting on a FIFO (0 where links cannot be refused).
+_NO_FOLLOW = (
+    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    if hasattr(os, "O_NOFOLLOW")
+    else 0
+)
+
+
+def _opened(path: Path, plain: bool) -> ArtifactFile:
+    """The file, its size read from the open file. One its folder's listing saw as a plain file is
+    opened without following a link (so one put in its place since is refused, not followed) and needs
+    no other look; any other is checked as _read_text checks it."""
+    plain = plain and _NO_FOLLOW != 0
+    if not plain:
+        _check_link(path)
     try:
+        if plain:
+            fd = os.open(path, _NO_FOLLOW)
+            try:
+                status = os.fstat(fd)
+            finally:
+                os.close(fd)
+            if not stat.S_ISREG(status.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
+            return ArtifactFile(path, status.st_size)
         with open_regular(path, buffering=0) as handle:
             size = os.fstat(handle.fileno()).st_size
     except OSError as error:
@@ -311,10 +369,11 @@ def open_artifact(url: str, dirs: Sequence[Path]) -> ArtifactFile:
 
 
 def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:
-    return _read_text(_artifact_path(artifact_id, dirs))
+    return _read_text(_artifact_path(artifact_id, dirs)[0])
 
 
-def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> Path:
+def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> tuple[Path, bool]:
+    """The artifact's file, and whether its folder's listing saw it as a plain file."""
     if not artifact_id:
         raise ArtifactError("artifact:// URL requires a numeric ID: artifact://0")
     if not artifact_id.isascii() or not artifact_id.isdigit():
@@ -331,9 +390,10 @@ def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> Path:
         name = listing.artifacts.get(artifact_id)
         if name is not None:
             path = folder / name
-            if path.is_dir():
+            plain = name in listing.plain
+            if not plain and path.is_dir():
                 raise ArtifactError(f"Artifact {artifact_id} resolved to a directory, not a file")
-            return path
+            return path, plain
         available.update(listing.available)
     if not any_dir:
         raise ArtifactError("No artifacts directory found")
@@ -341,7 +401,8 @@ def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> Path:
     raise ArtifactError(f"Artifact {artifact_id} not found. Available: {listed}")
 
 
-def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) -> str:
+def _agent_listings(output_id: str, dirs: Sequence[Path]) -> list[tuple[Path, _Listing]]:
+    """The listings an agent:// output is looked up in."""
     if not dirs:
         raise ArtifactError("No session - agent outputs unavailable")
     listings = [(folder, names) for folder in dirs if (names := _listing(folder)) is not None]
@@ -349,15 +410,26 @@ def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) 
         raise ArtifactError("No artifacts directory found")
     if not output_id:
         raise ArtifactError("agent:// URL requires an output ID: agent://<id>")
+    return listings
+
+
+def _agent_folder(output_id: str, listings: list[tuple[Path, _Listing]]) -> tuple[Path, _Listing]:
+    """The first folder that holds <output_id>.md, with its listing."""
+    found = next(((folder, listing) for folder, listing in listings if f"{output_id}.md" in listing.names), None)
+    if found is None:
+        ids = sorted({output for _, listing in listings for output in listing.outputs})
+        raise ArtifactError(f"Not found: {output_id}. Available: {', '.join(ids) or 'none'}")
+    return found
+
+
+def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) -> str:
+    listings = _agent_listings(output_id, dirs)
     q_values = parse_qs(query, keep_blank_values=True).get("q", [])
     q = q_values[0] if q_values else ""
     by_path = path not in ("", "/")
     if by_path and q:
         raise ArtifactError("agent:// URL cannot combine path extraction with ?q=")
-    found = next((folder for folder, listing in listings if f"{output_id}.md" in listing.names), None)
-    if found is None:
-        ids = sorted({output for _, listing in listings for output in listing.outputs})
-        raise ArtifactError(f"Not found: {output_id}. Available: {', '.join(ids) or 'none'}")
+    found = _agent_folder(output_id, listings)[0]
     text = _read_text(found / f"{output_id}.md")
     if not by_path and not q:
         return text

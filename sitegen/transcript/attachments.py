@@ -10,11 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.errors import SitegenError
+from sitegen.gcpause import collector_paused
 from sitegen.odek.framing import ToolFrame
-from sitegen.session.artifacts import ArtifactFile, open_artifact, resolve_internal_url
+from sitegen.session.artifacts import ArtifactFile, open_output, resolve_internal_url
 from sitegen.session.session import open_session
 from sitegen.transcript.from_pi import transcript_from_session
-from sitegen.transcript.model import Attached, Output, Subagent, ToolResult, Transcript, referenced_urls
+from sitegen.transcript.model import (
+    TRANSCRIPT_BYTES,
+    Attached,
+    Output,
+    Subagent,
+    ToolResult,
+    Transcript,
+    referenced_urls,
+)
 from sitegen.transcript.transform import map_transcript_text
 
 __all__ = [
@@ -22,6 +31,7 @@ __all__ = [
     "FileOutput",
     "FilteredFileOutput",
     "TextOutput",
+    "TranscriptAllowance",
     "resolve_attachments",
 ]
 
@@ -29,6 +39,31 @@ log = logging.getLogger("sitegen.transcript")
 
 # Subagents can start subagents; embedding stops at this depth (deeper ones are linked by name).
 MAX_SUBAGENT_DEPTH = 3
+
+
+@dataclass(slots=True)
+class TranscriptAllowance:
+    """How much subagent transcript a page carries, by the size of their files, in the order the session
+    names them: "budget" about TRANSCRIPT_BYTES (then each is named with its file and size), "full" all,
+    "none" none. A long session's folder can hold more transcript than session (52 MB beside a 50 MB
+    one), and each transcript costs as much to read and render as its share of a session; one left out
+    is never read. Decided here, before a page is rendered, so the page is the same however its
+    rendering is split between processes."""
+
+    mode: str = "budget"
+    total: int = TRANSCRIPT_BYTES
+    spent: int = 0
+
+    def admit(self, size: int) -> str:
+        """ "" when a transcript of this many bytes goes on the page (spent), else why not: "none" or "spent"."""
+        if self.mode == "full":
+            return ""
+        if self.mode == "none":
+            return "none"
+        if self.spent + size <= self.total:
+            self.spent += size
+            return ""
+        return "spent"
 
 
 TextMap = Callable[[str], str]
@@ -144,8 +179,9 @@ def _named_urls(transcript: Transcript) -> list[str]:
     Part by part: a URL never spans the line the card puts between two parts."""
     urls: dict[str, None] = {}
     for node in transcript.nodes:
-        for call in node.tool_calls:
-            for part in call.result.parts if call.result is not None else ():
+        for call_part in node.parts:  # not node.tool_calls, which makes a list per node (40,000 in a long session)
+            call = call_part.call
+            for part in call.result.parts if call is not None and call.result is not None else ():
                 if part.kind in ("text", "other") and ("artifact://" in part.text or "agent://" in part.text):
                     urls.update(dict.fromkeys(referenced_urls(part.text)))
     return list(urls)
@@ -160,10 +196,12 @@ class _Resolver:
     value_filter: ValueMap | None
     linked: frozenset[str]
     depth: int
+    allowance: TranscriptAllowance
     last: _LastRead = field(default_factory=_LastRead)
 
     def resolve(self, transcript: Transcript) -> None:
-        for result in _results(transcript):
+        # Only odek's results carry a frame (transcript/from_odek.py).
+        for result in _results(transcript) if transcript.family == "odek" else ():
             if "odekFrame" in result.details:
                 _frame(result)
         if not self.dirs:
@@ -187,11 +225,12 @@ class _Resolver:
         return Attached(url, output, self._subagent(url.removeprefix("agent://")))
 
     def _output(self, url: str) -> Output:
-        """What url names: an artifact as a handle to its file (read when shown), an agent's output as text."""
-        if url.startswith("artifact://"):
-            file = open_artifact(url, self.dirs)
-            if self.text_filter is None:
-                return FileOutput(file)
+        """What url names: an artifact or an agent's whole output as a handle to its file (read when shown:
+        not at all past the page's budget), a part of an agent's output (a path, ?q=) as text."""
+        file = open_output(url, self.dirs)
+        if file is not None and self.text_filter is None:
+            return FileOutput(file)
+        if file is not None and self.text_filter is not None and url.startswith("artifact://"):
             return FilteredFileOutput(file, self.text_filter, self.last)
         content = resolve_internal_url(url, self.dirs)
         return TextOutput(self.text_filter(content) if self.text_filter is not None else content)
@@ -205,6 +244,13 @@ class _Resolver:
         if sidecar is None:
             return None
         try:
+            size = sidecar.stat().st_size
+        except OSError:
+            return None
+        left_out = self.allowance.admit(size)
+        if left_out:
+            return Subagent(agent_id, None, left_out=left_out, file_name=sidecar.name, file_size=size)
+        try:
             transcript = transcript_from_session(open_session(sidecar))
         except SitegenError as error:
             return Subagent(agent_id, None, str(error))
@@ -217,10 +263,11 @@ class _Resolver:
             self.value_filter,
             frozenset(),
             self.depth + 1,
+            self.allowance,
             self.last,
         )
         nested.resolve(transcript)
-        return Subagent(agent_id, transcript)
+        return Subagent(agent_id, transcript, file_name=sidecar.name, file_size=size)
 
 
 def _existing(dirs: list[Path]) -> list[Path]:
@@ -233,12 +280,17 @@ def resolve_attachments(
     text_filter: TextMap | None = None,
     value_filter: ValueMap | None = None,
     linked: frozenset[str] = frozenset(),
+    artifacts: str = "budget",
 ) -> Transcript:
     """Resolve, in place, what the transcript's tool outputs point at (Transcript.attachments, each embedded
     subagent's transcript resolved in turn) and the odek frames of its results (ToolResult.frame); returns
     it. text_filter applies to what is read (redaction, as map_transcript_text applied it to the session),
     value_filter to the structured values of subagent transcripts; linked names subagents with pages of
-    their own, whose transcripts are not read."""
+    their own, whose transcripts are not read; artifacts (budget, full, none) says how much subagent
+    transcript the page carries (TranscriptAllowance)."""
     dirs = _existing([transcript.artifacts_dir] if transcript.artifacts_dir is not None else [])
-    _Resolver(dirs, text_filter, value_filter, linked, 0).resolve(transcript)
+    # Each subagent's file is loaded with the collector paused, and each time it came back on, its next
+    # pass walked the whole session's objects again: a tenth of a second for 174 transcripts.
+    with collector_paused():
+        _Resolver(dirs, text_filter, value_filter, linked, 0, TranscriptAllowance(artifacts)).resolve(transcript)
     return transcript

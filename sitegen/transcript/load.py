@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitegen.gcpause import collector_paused
+from sitegen.gcpause import collector_paused, file_as_old
 from sitegen.odek.audit import load_audit_log
 from sitegen.odek.store import load_odek_file
 from sitegen.session.session import open_session
@@ -27,5 +27,9 @@ def load_transcript(path: Path, default_agent_dirs: Iterable[Path] = ()) -> Tran
         if family_of(path) == "odek":
             session = load_odek_file(path)
             audit = load_audit_log(path.parent, session.id)
-            return transcript_from_odek(session.data, path, audit)
-        return transcript_from_session(open_session(path, default_agent_dirs=default_agent_dirs))
+            transcript = transcript_from_odek(session.data, path, audit)
+        else:
+            transcript = transcript_from_session(open_session(path, default_agent_dirs=default_agent_dirs))
+        # What was loaded lives as long as the transcript: filed as old, it is not walked again and again.
+        file_as_old()
+        return transcript

@@ -14,6 +14,7 @@ from sitegen.titles import session_title
 
 __all__ = [
     "NODE_KINDS",
+    "TRANSCRIPT_BYTES",
     "Attached",
     "Node",
     "Output",
@@ -183,13 +184,26 @@ def referenced_urls(text: str) -> list[str]:
     return list(seen)
 
 
+# What a page carries of subagent transcripts in all, by the size of their files (--artifacts budget;
+# sitegen.transcript.attachments.TranscriptAllowance spends it). A transcript costs more to render than
+# an output of its size (its entries are rendered as the session's are), so it is less than the 5 MB
+# the outputs have: about 70 of the crowded 50 MB session's 1,734 (5 MB: 174, 0.15 CPU s more).
+TRANSCRIPT_BYTES = 2_000_000
+
+
 @dataclass(frozen=True, slots=True)
 class Subagent:
     """The transcript of the subagent an agent:// URL names, from its own session file beside its output."""
 
     agent_id: str
-    transcript: Transcript | None  # None when the file could not be read: problem says why
+    transcript: Transcript | None  # None when the file could not be read (problem says why) or was left out
     problem: str = ""
+    # Why the page does not carry the transcript ("" when it does): "none" (--artifacts none) or "spent"
+    # (past the page's allowance: sitegen.transcript.attachments.TranscriptAllowance), and the name and
+    # size of its file, by which the page names it instead (and weighs its rendering when it carries it).
+    left_out: str = ""
+    file_name: str = ""
+    file_size: int = 0
 
 
 @dataclass(frozen=True, slots=True)

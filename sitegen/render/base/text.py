@@ -38,7 +38,6 @@ PREVIEW_CHARS = 3000
 LONG_WORD = 1000
 # A character that ends a run: a space or a tag delimiter; and a tag delimiter.
 _BREAK = re.compile(r"[\s<>]")
-_TAG_EDGE = re.compile(r"[<>]")
 
 
 def _run_start(html: str, at: int) -> int:
@@ -75,8 +74,11 @@ def break_long_words(html: str) -> str:
         found = search(html, window + half)
         end = found.start() if found is not None else len(html)
         window = end
-        for edge in _TAG_EDGE.finditer(html, seen, start):
-            in_tag = edge.group() == "<"
+        # The last tag edge before the run says whether it is inside a tag (none: as before). Looked
+        # for backwards from the run: a walk through every edge since the last run was most of the cost.
+        opened, closed = html.rfind("<", seen, start), html.rfind(">", seen, start)
+        if opened != closed:  # both -1 when there is no edge
+            in_tag = opened > closed
         seen = start
         if end - start < LONG_WORD or in_tag:
             continue  # too short, or inside a tag

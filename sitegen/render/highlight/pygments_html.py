@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 # message takes its highlighted code, and which lexer each file name gets, from the fragment store.
 
 
-__all__ = ["HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
+__all__ = ["CACHE_CHARS", "HIGHLIGHT_LIMIT", "Highlighter", "lexer_name_for_path"]
 
 # Past this many characters a block is shown as plain text: pygments is slow on huge inputs
 # and colour adds little to a 200 KB log.
 HIGHLIGHT_LIMIT = 16_000
+# Highlighted HTML kept in memory for reuse by later pages, at most (a build's worker renders
+# hundreds of sessions: unbounded, the cache made a worker's memory grow with the corpus).
+CACHE_CHARS = 8_000_000
 
 
 @cache
@@ -247,6 +250,7 @@ class Highlighter:
         self.limit = limit
         self.fragments = fragments
         self._cache: dict[str, Markup] = {}
+        self._cached_chars = 0
         self.hits = 0
         # While set, code whose lexer the page's highlighter can run is left plain for it (a long page's
         # later entries); the lexers so left are gathered in later_languages for the page to ship.
@@ -270,7 +274,7 @@ class Highlighter:
         key = fragment_key(alias, text)
         html = self._cache.get(key)
         if html is None and self.fragments is not None and (stored := self.fragments.get(key)) is not None:
-            html = self._cache[key] = Markup(stored)
+            html = self._remember(key, Markup(stored))
         if html is not None:
             self.hits += 1
         else:
@@ -279,9 +283,16 @@ class Highlighter:
             lexer = _lexer_by_name(alias)
             if lexer is None:
                 return escape_text(text)
-            html = self._cache[key] = Markup(format_tokens(lexer, text))
+            html = self._remember(key, Markup(format_tokens(lexer, text)))
         if self.fragments is not None:
             self.fragments.keep(key, html)
+        return html
+
+    def _remember(self, key: str, html: Markup) -> Markup:
+        """html, kept for later pages while the cache has room (CACHE_CHARS)."""
+        if self._cached_chars + len(html) <= CACHE_CHARS:
+            self._cache[key] = html
+            self._cached_chars += len(html)
         return html
 
     def prepare(self, languages: Iterable[str | None]) -> None:

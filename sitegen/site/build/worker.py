@@ -99,10 +99,18 @@ def _subagent_inputs(job: RenderJob, sidecar: Path, options: PageOptions) -> str
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+@lru_cache(maxsize=64)
+def _asset_urls(folder: str, assets: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The assets' URLs from a page in folder: the same for every page there (a session's subagent
+    pages share one), and quoting each path was a fifth of a small page's setup."""
+    page = f"{folder}/page.html" if folder else "page.html"
+    return {name: relative_url(page, path) for name, path in assets}
+
+
 def _options(job: RenderJob, page: str) -> PageOptions:
     return PageOptions(
         inline_assets=False,
-        asset_urls={name: relative_url(page, path) for name, path in job.assets.items()},
+        asset_urls=dict(_asset_urls(page.rpartition("/")[0], tuple(job.assets.items()))),
         home_url=relative_url(page, "index.html"),
         project_url=relative_url(page, f"projects/{job.project_slug}.html"),
         search_url=relative_url(page, "search.html"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from sitegen.site.search.fts import TOKENIZER, indexed_text, is_damage
-from sitegen.site.search.store import DB_FILE, connection, raise_disk_full, reopen_damaged, storable, term_filter
+from sitegen.site.search.store import DB_FILE, connection, kept_terms, raise_disk_full, reopen_damaged, storable
 
 __all__ = ["export_prompt_terms", "keep_prompt_chunks", "store_prompt_chunks", "stored_prompt_chunks"]
 
@@ -107,9 +107,7 @@ def export_prompt_terms(site_dir: Path, places: Sequence[tuple[str, str | None]]
         for place, (name, key) in enumerate(places):
             db.execute(own if key is None else searched, (place * stride, name if key is None else key))
         db.execute("COMMIT")
-        # HAVING: the filter is read once a term, not once a prompt holding it.
-        export = f"SELECT term, group_concat(doc) FROM temp.terms GROUP BY term HAVING {term_filter()}"
-        return db.execute(export).fetchall()
+        return kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
     except sqlite3.OperationalError as error:
         raise_disk_full(error)
         raise

@@ -25,6 +25,7 @@ __all__ = [
     "delete_documents",
     "entry_weight",
     "export_segment",
+    "kept_terms",
     "prepare",
     "raise_disk_full",
     "reopen_damaged",
@@ -32,7 +33,6 @@ __all__ = [
     "storable",
     "store_document",
     "stored_documents",
-    "term_filter",
 ]
 
 log = logging.getLogger("sitegen.site")
@@ -200,12 +200,19 @@ def segment_state(site_dir: Path, number: int) -> tuple[Any, Any] | None:
     return (orjson.loads(row[0]), orjson.loads(row[1])) if row is not None else None
 
 
-def term_filter() -> str:
-    """Terms the specification keeps: token_min to token_max characters long, or one CJK character."""
+def kept_terms(terms: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The terms the specification keeps: token_min to token_max characters long, or one CJK character.
+    Picked here from the grouped terms: in SQL the test ran on every (term, entry) row, before the
+    GROUP BY (SQLite moves it there even from HAVING), and took 40 % of the export."""
     values = spec()
-    cjk = " OR ".join(f"unicode(term) BETWEEN {int(low)} AND {int(high)}" for low, high in values["cjk_ranges"])
-    lengths = f"length(term) BETWEEN {int(values['token_min'])} AND {int(values['token_max'])}"
-    return f"{lengths} OR (length(term) = 1 AND ({cjk}))"
+    low, high = int(values["token_min"]), int(values["token_max"])
+    ranges = [(int(first), int(last)) for first, last in values["cjk_ranges"]]
+    return [
+        pair
+        for pair in terms
+        if low <= len(pair[0]) <= high
+        or (len(pair[0]) == 1 and any(first <= ord(pair[0]) <= last for first, last in ranges))
+    ]
 
 
 def segment_path(site_dir: Path, number: int) -> Path:
@@ -250,9 +257,7 @@ def _fill(
         db.execute(fill, (offset, key))
         offset += counts.get(key, 0)
     db.execute("COMMIT")
-    # HAVING: the filter is read once a term, not once an entry holding it (a third of the export's time).
-    export = f"SELECT term, group_concat(doc) FROM temp.terms GROUP BY term HAVING {term_filter()}"
-    return db.execute(export).fetchall()
+    return kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
 
 
 def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> None:
