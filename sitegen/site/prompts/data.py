@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from sitegen.fileio import replace_file
-from sitegen.site.search.index import SearchEntry, has_search_entries, shard_bucket, store_search_entries
+from sitegen.site.search.index import SearchEntry, has_search_entries, sharded_terms, store_search_entries
 from sitegen.site.search.prompt_store import export_prompt_terms, store_prompt_chunks, stored_prompt_chunks
 
 __all__ = [
@@ -43,7 +43,6 @@ CHUNK_PROMPTS = 256
 SEGMENT_CHUNKS = 16
 # A segment's term shards are sized to about this (one is loaded per word and segment while filtering).
 SHARD_TARGET_BYTES = 64_000
-MAX_BUCKETS = 256
 # Characters of a prompt the site's search keeps to show (every word of it is indexed).
 SEARCH_CHARS = 4000
 
@@ -125,13 +124,7 @@ def write_shards(site_dir: Path, places: Sequence[tuple[str, str | None]]) -> li
     """A segment's term shards, exported from FTS5 over its chunks' stored prompts (export_prompt_terms's
     places) and sized to about SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]."""
     terms = export_prompt_terms(site_dir, places, CHUNK_PROMPTS)
-    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
-    buckets = 1
-    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
-        buckets *= 2
-    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
-    for term, numbers in terms:
-        shards[shard_bucket(term, buckets)][term] = numbers
+    shards = sharded_terms(terms, SHARD_TARGET_BYTES)
     written = []
     for shard in shards:
         if not shard:
@@ -141,7 +134,7 @@ def write_shards(site_dir: Path, places: Sequence[tuple[str, str | None]]) -> li
         name = chunk_name(payload)
         _write_data(site_dir, "t", "t:", name, payload)
         written.append(name)
-    return [buckets, written]
+    return [len(shards), written]
 
 
 @dataclass(frozen=True, slots=True)

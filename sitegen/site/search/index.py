@@ -46,6 +46,7 @@ __all__ = [
     "extract_search_entries",
     "has_search_entries",
     "shard_bucket",
+    "sharded_terms",
     "store_search_entries",
     "tokenize",
     "update_search_index",
@@ -310,6 +311,20 @@ def shard_bucket(term: str, buckets: int) -> int:
     return (ord(term[0]) * 31 + second) % buckets
 
 
+def sharded_terms(terms: Sequence[tuple[str, str]], target_bytes: int) -> list[dict[str, str]]:
+    """Terms and their entry numbers dealt into shards of about target_bytes (a power of two of them,
+    at most MAX_BUCKETS), each term into its shard_bucket."""
+    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
+    buckets = 1
+    while buckets * target_bytes < size and buckets < MAX_BUCKETS:
+        buckets *= 2
+    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
+    for term, numbers in terms:
+        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
+        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = numbers
+    return shards
+
+
 def _segment_count(sessions: int) -> int:
     count = 1
     while count * SESSIONS_PER_SEGMENT < sessions and count < MAX_SEGMENTS:
@@ -328,16 +343,9 @@ def _write_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     numbers of the segment's entries holding it ("3,17,40"; entries numbered from 1 in member order)."""
     with collector_paused():
         terms = export_segment(site_dir, number, members)
-    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
-    buckets = 1
-    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
-        buckets *= 2
-    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
-    for term, numbers in terms:
-        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
-        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = numbers
+    shards = sharded_terms(terms, SHARD_TARGET_BYTES)
     folder = site_dir / SEARCH_DIR / "t"
-    return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+    return [len(shards), [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
 
 
 def _shards_exist(site_dir: Path, shards: list[Any]) -> bool:
