@@ -38,7 +38,6 @@ from sitegen.session.artifacts import subagent_transcripts  # noqa: E402
 from sitegen.site.search import index as search  # noqa: E402
 from sitegen.site.search import store as search_store  # noqa: E402
 from sitegen.site.search.index import SearchEntry, extract_search_entries  # noqa: E402
-from sitegen.site.search.postings import _term_counts, postings_of  # noqa: E402
 from sitegen.transcript.load import load_transcript  # noqa: E402
 
 
@@ -171,29 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     search_store.close_connections()
     shutil.rmtree(index_site, ignore_errors=True)
     floor = sum(seconds.values())
-    old = {
-        "old: tokenise and count every word (C)": _best(args.runs, lambda: [_term_counts(text) for text in texts]),
-        "old: search postings, whole (postings_of)": _best(
-            args.runs, lambda: [postings_of(document) for document in documents]
-        ),
-    }
-    for name, value in old.items():
-        print(f"{name:44} {value:7.2f}   (not in the floor)")
-    search_now = (
-        seconds["search: store every entry's text (SQLite)"] + seconds["search: fill FTS5 per segment, export terms"]
-    )
-    with_old = floor - search_now + old["old: search postings, whole (postings_of)"]
-    rows = (("floor", floor), ("floor with the old Python postings", with_old))
-    for name, total in rows:
-        print(f"{name:44} {total:7.2f}   on {CORES} cores, perfectly shared: {total / CORES:.2f}")
+    print(f"{'floor':44} {floor:7.2f}   on {CORES} cores, perfectly shared: {floor / CORES:.2f}")
     command = pi_transcript_command(args.pi_transcript)
     if command is None:
         print("\npi-transcript not found: no ratio (npm install @psg2/pi-transcript, or --pi-transcript)")
         return 0
     wall, cpu = _pi_transcript(command, args.agent, args.runs)
     print(f"\npi-transcript --all: {wall:.2f} s wall, {cpu:.2f} s CPU (best of {args.runs})")
-    for name, total in rows:
-        print(f"{name} on {CORES} cores / pi-transcript wall: {total / CORES / wall:.2f} x")
+    print(f"floor on {CORES} cores / pi-transcript wall: {floor / CORES / wall:.2f} x")
     return 0
 
 

@@ -17,7 +17,8 @@ window.sitegen = window.sitegen || {};
   var indexUrl = form.getAttribute("data-index");
   var base = indexUrl.slice(0, indexUrl.lastIndexOf("/") + 1);
 
-  // Must match sitegen/site/search/index.py (terms, shard buckets, postings) and sitegen/site/prompts/page.py;
+  // Must match sitegen/site/search/index.py (terms, shard buckets), sitegen/site/prompts/data.py (term
+  // shards) and sitegen/site/prompts/page.py;
   // token lengths, CJK ranges and case folds come from static/search-spec.json (assets/search-spec.js).
   var SPEC = window.sitegen.searchSpec;
   var RUN = /[\p{L}\p{N}]+/gu;
@@ -113,12 +114,14 @@ window.sitegen = window.sitegen || {};
     return words;
   }
 
-  // Postings of a term in one segment: chunk place, entry count, then (entry delta, weight) pairs.
+  // A term's prompts in one segment: their numbers in it ("3,17,40"; from 1, chunk after chunk of
+  // index.size places), as sitegen/site/prompts/data.py exports them from FTS5.
   function decode(code, segmentNumber, index, into) {
-    // The weight is not used: the page keeps time order, it does not rank.
-    window.sitegen.data.eachPosting(code, function (place, entry) {
-      into.add((segmentNumber * index.segment + place) * index.size + entry - 1);
-    });
+    var before = segmentNumber * index.segment * index.size - 1;
+    var numbers = code.split(",");
+    for (var i = 0; i < numbers.length; i++) {
+      into.add(before + +numbers[i]);
+    }
   }
 
   // The slots holding a word (as a prefix, or whole), over every segment.

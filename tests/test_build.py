@@ -18,7 +18,7 @@ from site_helpers import build, crawl, make_session, page_text
 from typer.testing import CliRunner
 
 from sitegen.cli import app
-from sitegen.site.search import index as search
+from sitegen.site.search import store as search_store
 from sitegen.site.state.lock import LOCK_PATH
 from sitegen.site.state.manifest import MANIFEST_PATH
 
@@ -474,10 +474,11 @@ def test_subagent_search_entries_of_an_older_release_are_extracted_again(
     path, _ = _parent_with_scout(agent, 6, "zzsidecarword here")
     site = tmp_path / "site"
     with monkeypatch.context() as older:
-        older.setattr(search, "CACHE_FORMAT", search.CACHE_FORMAT - 1)
+        older.setattr(search_store, "VERSION", search_store.VERSION + 1)
         build(site, agent)
-    # The parent grows, so its segment is merged again from the caches; the subagent did not change,
-    # but its cache is of the older layout, so its entries are stored again (once).
+    search_store.close_connections()  # as a new process of this release opens it
+    # The parent grows, so its segment is exported again; the subagent did not change, but the
+    # database is of another layout, so it is made again and the subagent's entries are stored again (once).
     _append_user_line(path, "late0006", "r1")
     build(site, agent)
     shards = "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))

@@ -127,6 +127,26 @@ def test_prompts_are_plain_escaped_text_and_long_ones_fold(tmp_path: Path) -> No
     assert {row[0].split("-")[1]: len(row[7]) for row in data}["3"] == 20_000  # type: ignore[union-attr]
 
 
+def test_control_and_bidi_characters_in_folders_are_shown_by_name(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    make_session(agent, "/work/alpha", "sess-alpha", "ZZ_ALPHA_ZZ", entries=3)
+    folder = "/work/\u202egnp.exe\x07"  # one folder for both prompts: shown the same each time
+    omp_store(
+        agent / "history.db",
+        [
+            HistoryRow("ZZ_ONE_ZZ", T0 + 1, folder, "gone-session"),
+            HistoryRow("ZZ_TWO_ZZ", T0 + 2, folder, None),
+        ],
+    )
+    site = tmp_path / "site"
+    build(site, agent)
+    rows = {str(row[7]): row for row in _history_rows(site)}
+    for text in ("ZZ_ONE_ZZ", "ZZ_TWO_ZZ"):
+        assert rows[text][2] == "/work/\u27e8RLO\u27e9gnp.exe\ufffd"
+    raw = "".join(path.read_text(encoding="utf-8") for path in (site / "prompts").rglob("*.js"))
+    assert "\u202e" not in raw and "\x07" not in raw
+
+
 def test_store_problems_are_on_the_problems_page_and_the_rest_is_built(tmp_path: Path) -> None:
     agent = _agent(tmp_path)
     (agent / "history.db").write_bytes(b"not a database at all, " * 20)

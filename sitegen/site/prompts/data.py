@@ -1,4 +1,4 @@
-"""The prompts page's data: rows in chunks, the filter's term shards by segment, the index, as scripts."""
+"""The prompts page's data: rows in chunks, the filter's term shards by segment (from FTS5), the index, as scripts."""
 
 from __future__ import annotations
 
@@ -13,13 +13,8 @@ from typing import Any
 import orjson
 
 from sitegen.fileio import replace_file
-from sitegen.site.search.index import (
-    SearchEntry,
-    has_search_entries,
-    store_prompt_entries,
-    stored_postings,
-    term_shards,
-)
+from sitegen.site.search.index import SearchEntry, has_search_entries, sharded_terms, store_search_entries
+from sitegen.site.search.prompt_store import export_prompt_terms, store_prompt_chunks, stored_prompt_chunks
 
 __all__ = [
     "CHUNK_PROMPTS",
@@ -32,20 +27,22 @@ __all__ = [
     "data_script",
     "day_of",
     "index_payload",
+    "linked",
     "prompt_search_key",
 ]
 
 # <site>/prompts/ holds scripts that call window.sitegen.prompts.add(id, data) (static/prompts.js):
 #   index-<hash>.js  the order (newest first), times, projects, chunk and shard names
 #   c/<hash>.js      a chunk: CHUNK_PROMPTS rows of one store, in id order, as the page shows them
-#   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: postings}
-# Named by content, so a store that grew rewrites its last chunk and segment only.
+#   t/<hash>.js      a term shard of one segment (SEGMENT_CHUNKS chunks): {term: "3,17,40"}, the numbers
+#                    of the segment's prompts holding it (chunk place * CHUNK_PROMPTS + place in the chunk + 1)
+# Named by content, so a store that grew rewrites its last chunk and segment only. The terms are
+# exported from SQLite FTS5 (sitegen/site/search/prompt_store.py), tokenised as the site search is.
 DATA_DIR = "prompts"
 CHUNK_PROMPTS = 256
 SEGMENT_CHUNKS = 16
 # A segment's term shards are sized to about this (one is loaded per word and segment while filtering).
 SHARD_TARGET_BYTES = 64_000
-MAX_BUCKETS = 256
 # Characters of a prompt the site's search keeps to show (every word of it is indexed).
 SEARCH_CHARS = 4000
 
@@ -85,8 +82,15 @@ def chunk_name(payload: bytes) -> str:
 
 
 def prompt_search_key(chunk: str) -> str:
-    """The site search's document for one chunk of prompts (named like the chunk's file)."""
-    return f"{DATA_DIR}/{chunk}"
+    """The site search's document for one chunk of prompts (named like the chunk's file). "/2/": the
+    documents of older builds held the prompts linked to a session's entry too (see search_entries),
+    and are other documents, made again."""
+    return f"{DATA_DIR}/2/{chunk}"
+
+
+def linked(row: Sequence[Any]) -> bool:
+    """Whether a prompt row links to the entry of a session page, where the site's search finds its text."""
+    return "#entry-" in row[4]
 
 
 def _write_data(site_dir: Path, folder: str, prefix: str, name: str, payload: bytes) -> None:
@@ -96,10 +100,14 @@ def _write_data(site_dir: Path, folder: str, prefix: str, name: str, payload: by
 
 
 def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
-    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder."""
+    """A chunk's prompts for the site's search: kind "prompt", labelled by day and folder; not those
+    linked to a session's entry, which the search finds there (a second result of the same words is noise)."""
     entries = []
     labels: dict[tuple[int | None, str], str] = {}
-    for anchor, time_s, cwd, _, _, _, _, text, _ in rows:
+    for row in rows:
+        if linked(row):
+            continue
+        anchor, time_s, cwd, _, _, _, _, text, _ = row
         day = time_s // 86400 if time_s is not None else None
         label = labels.get((day, cwd))
         if label is None:
@@ -112,51 +120,56 @@ def search_entries(rows: Sequence[Sequence[Any]]) -> list[SearchEntry]:
     return entries
 
 
-def merge_segment(site_dir: Path, postings: Sequence[dict[str, str] | None]) -> list[Any]:
-    """The term shards of a segment from its chunks' postings: [bucket count, [shard name or ""]].
-
-    A term's value lists, per chunk holding it: the chunk's place in the segment, then the chunk's
-    own postings (entry count, then entry number delta and weight pairs): see term_shards."""
-    shards = term_shards(
-        ((place, chunk) for place, chunk in enumerate(postings) if chunk is not None), SHARD_TARGET_BYTES
-    )
-    names = []
+def write_shards(site_dir: Path, places: Sequence[tuple[str, str | None]]) -> list[Any]:
+    """A segment's term shards, exported from FTS5 over its chunks' stored prompts (export_prompt_terms's
+    places) and sized to about SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]."""
+    terms = export_prompt_terms(site_dir, places, CHUNK_PROMPTS)
+    shards = sharded_terms(terms, SHARD_TARGET_BYTES)
+    written = []
     for shard in shards:
         if not shard:
-            names.append("")
+            written.append("")
             continue
         payload = orjson.dumps(shard, option=orjson.OPT_SORT_KEYS)
         name = chunk_name(payload)
         _write_data(site_dir, "t", "t:", name, payload)
-        names.append(name)
-    return [len(shards), names]
+        written.append(name)
+    return [len(shards), written]
 
 
 @dataclass(frozen=True, slots=True)
 class SegmentJob:
-    """One segment's chunks, as JSON payloads, for build_segment (plain values: it pickles)."""
+    """One segment's chunks, as JSON payloads, whether each is a document of the site's search and
+    whether each of its prompts is one of that document's entries (plain values: it pickles)."""
 
     site_dir: str
     payloads: list[bytes]
+    searched: list[bool]
+    whole: list[bool]
 
 
 def build_segment(job: SegmentJob) -> tuple[list[str], list[Any], list[str]]:
-    """Write a segment's chunk files, index each new chunk for the site's search, and write the
-    segment's term shards: (chunk names, [bucket count, shard names], search keys indexed anew).
-    Runs in a worker process when many segments are new (a first build)."""
+    """Write a segment's chunk files, store the prompts of each chunk that the database lacks (as the
+    site search's document, or for the page alone), and write the segment's term shards: (chunk
+    names, [bucket count, shard names], search keys indexed anew). Runs in a worker process when
+    many segments are new (a first build)."""
     site_dir = Path(job.site_dir)
-    names, postings, indexed = [], [], []
-    for payload in job.payloads:
-        name = chunk_name(payload)
-        names.append(name)
+    names = [chunk_name(payload) for payload in job.payloads]
+    stored = stored_prompt_chunks(site_dir, [name for name, whole in zip(names, job.whole, strict=True) if not whole])
+    places: list[tuple[str, str | None]] = []
+    new: dict[str, list[str]] = {}
+    indexed = []
+    for name, payload, searched, whole in zip(names, job.payloads, job.searched, job.whole, strict=True):
         _write_data(site_dir, "c", "c:", name, payload)
         key = prompt_search_key(name)
-        known = stored_postings(site_dir, key) if has_search_entries(site_dir, key) else None
-        if known is None:
-            known = store_prompt_entries(site_dir, key, search_entries(orjson.loads(payload)))
+        places.append((name, key if whole else None))
+        if searched and not has_search_entries(site_dir, key):
+            store_search_entries(site_dir, key, search_entries(orjson.loads(payload)))
             indexed.append(key)
-        postings.append(known)
-    return names, merge_segment(site_dir, postings), indexed
+        if not whole and name not in stored:
+            new[name] = [row[7] for row in orjson.loads(payload)]
+    store_prompt_chunks(site_dir, new)
+    return names, write_shards(site_dir, places), indexed
 
 
 def _deltas(values: Sequence[int]) -> list[int]:
@@ -178,7 +191,7 @@ def index_payload(
     project_numbers = {name: number for number, (name, _) in enumerate(projects)}
     dated = [time_s for time_s in (times[slot] for slot in order) if time_s is not None]
     return {
-        "format": 1,
+        "format": 2,
         "size": CHUNK_PROMPTS,
         "segment": SEGMENT_CHUNKS,
         "chunks": chunks,

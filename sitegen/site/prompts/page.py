@@ -30,11 +30,13 @@ from sitegen.site.prompts.data import (
     data_script,
     day_of,
     index_payload,
+    linked,
     prompt_search_key,
 )
 from sitegen.site.prompts.rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.prompts.session_prompts import session_prompt_rows
 from sitegen.site.search.index import SearchDocInfo, has_search_entries
+from sitegen.site.search.prompt_store import keep_prompt_chunks
 from sitegen.site.state.records import SessionRecord
 from sitegen.titles import clip, snippet
 
@@ -46,7 +48,8 @@ __all__ = ["PAGE", "PromptsResult", "update_prompts"]
 _STATE = ".sitegen/prompts/state.json"
 _CACHE_DIR = ".sitegen/prompts"
 # Bump when the data or the state change shape: the next build then writes the page again.
-FORMAT = 3
+# 4: term shards exported from FTS5; only prompts not linked to a session's entry searched.
+FORMAT = 4
 # The newest prompts are in the page itself: readable without JavaScript, and at once.
 FIRST_SHOWN = 100
 # A prompt folds when it is longer than this many lines or characters.
@@ -92,10 +95,20 @@ def _document(newest_s: int | None) -> SearchDocInfo:
     return SearchDocInfo(SEARCH_TITLE, "", PAGE, time_ms=time_ms, title_searched=False)
 
 
-def _documents(names: list[str], newest: list[int | None], typed: set[str]) -> dict[str, SearchDocInfo]:
-    """The search documents of the prompt chunks: not those of prompts typed in sessions, which the
-    search already finds as the sessions' own entries (a second result of the same words is noise)."""
-    return {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True) if n not in typed}
+def _documents(searched: list[str], names: list[str], newest: list[int | None]) -> dict[str, SearchDocInfo]:
+    """The search documents of the chunks that hold prompts the search finds nowhere else (_searched)."""
+    wanted = set(searched)
+    return {prompt_search_key(n): _document(t) for n, t in zip(names, newest, strict=True) if n in wanted}
+
+
+def _searched(rows: list[list[Any]], typed: bool) -> tuple[bool, bool]:
+    """Whether a chunk is a document of the site's search, and whether each of its prompts is an entry
+    of it: not when it lists prompts typed in sessions, and not of a prompt linked to a session's
+    entry, which the search finds as that entry (a second result of the same words is noise)."""
+    if typed:
+        return False, False
+    links = sum(map(linked, rows))
+    return links < len(rows), links == 0
 
 
 def _load_json(path: Path) -> Any:
@@ -272,14 +285,8 @@ def _unchanged(site_dir: Path, state: dict[str, Any], fingerprints: dict[str, li
         state.get("stores") == fingerprints
         and state.get("links") == links
         and (site_dir / PAGE).is_file()
-        and all(has_search_entries(site_dir, prompt_search_key(name)) for name in _searched_chunks(state))
+        and all(has_search_entries(site_dir, prompt_search_key(name)) for name in state["searched"])
     )
-
-
-def _searched_chunks(state: dict[str, Any]) -> list[str]:
-    """The chunks whose prompts the search holds (not those typed in sessions: see _documents)."""
-    typed = set(state.get("store_chunks", {}).get(str(SESSIONS_STORE), []))
-    return [name for name in state["chunks"] if name not in typed]
 
 
 def update_prompts(
@@ -334,8 +341,7 @@ def _update_prompts(
     links = _links_digest(records, problem_count, assets) if sessions_changed or not state else state.get("links")
     if _unchanged(site_dir, state, fingerprints, links):
         result.problems = [(str(path), str(message)) for path, message in state["problems"]]
-        typed = state.get("store_chunks", {}).get(str(SESSIONS_STORE), [])
-        result.documents = _documents(state["chunks"], state["newest"], set(typed))
+        result.documents = _documents(state["searched"], state["chunks"], state["newest"])
         result.count, result.latest = state["count"], state["latest"]
         return result
     result.changed = True
@@ -360,6 +366,9 @@ def _update_prompts(
         guess = -(-total // (CHUNK_PROMPTS * SEGMENT_CHUNKS)) if not old_segments else 0
     chunks: list[list[list[Any]]] = []
     names: list[str] = []
+    searched: list[bool] = []
+    whole: list[bool] = []
+    typed_phase = False
     segments: dict[str, list[Any]] = {}
     waiting: list[tuple[str, Future[Any] | SegmentJob]] = []
     made = KeptRows()
@@ -374,6 +383,9 @@ def _update_prompts(
                 chunks.append(chunk.rows)
                 payloads.append(chunk.payload)
                 names.append(chunk.name)
+                some, every = _searched(chunk.rows, typed_phase)
+                searched.append(some)
+                whole.append(every)
                 if len(payloads) == SEGMENT_CHUNKS:
                     segment(len(names) - SEGMENT_CHUNKS, payloads)
                     payloads = []
@@ -381,10 +393,11 @@ def _update_prompts(
         def segment(start: int, segment_payloads: list[bytes]) -> None:
             members = ",".join(names[start:])
             known = old_segments.get(members)
-            if known is not None and all(_built(site_dir, name) for name in names[start:]):
+            members_built = zip(names[start:], searched[start:], strict=True)
+            if known is not None and all(_built(site_dir, name, wanted) for name, wanted in members_built):
                 segments[members] = known
                 return
-            job = SegmentJob(str(site_dir), segment_payloads)
+            job = SegmentJob(str(site_dir), segment_payloads, searched[start:], whole[start:])
             waiting.append((members, pool.submit(build_segment, job) if pool is not None else job))
 
         for number, store in enumerate(stores):
@@ -405,6 +418,7 @@ def _update_prompts(
         known = {prompt.session_id for read in reads for prompt in read.prompts if prompt.session_id}
         typed = session_prompt_rows(records, _linked_entries(chunks), known)
         if typed:
+            typed_phase = True
             take(maker.begin(SESSIONS_STORE, None, []))
             take(maker.chunks(typed))
         maker.finish()
@@ -420,8 +434,8 @@ def _update_prompts(
     starts = range(0, len(names), SEGMENT_CHUNKS)
     index_script = _write_index(site_dir, payload, [segments[",".join(names[s : s + SEGMENT_CHUNKS])] for s in starts])
     newest = [max((row[1] for row in rows if row[1] is not None), default=None) for rows in chunks]
-    typed_chunks = {chunk.name for chunk in made.chunks.get(str(SESSIONS_STORE), [])}
-    result.documents = _documents(names, newest, typed_chunks)
+    searched_names = [name for name, wanted in zip(names, searched, strict=True) if wanted]
+    result.documents = _documents(searched_names, names, newest)
     result.count = sum(len(rows) for rows in chunks)
     result.latest = snippet(shown[0].text) if shown else ""
     counts = {store: sum(len(chunk.ids) for chunk in listed) for store, listed in made.chunks.items()}
@@ -440,12 +454,16 @@ def _update_prompts(
         "links": links,
         "problems": result.problems,
         "chunks": names,
+        "searched": searched_names,
         "store_chunks": {store: [chunk.name for chunk in listed] for store, listed in made.chunks.items()},
         "newest": newest,
         "segments": segments,
         "count": result.count,
         "latest": result.latest,
     }
+    # watch's later builds delete the chunks the last one listed and this one does not; a first build
+    # in a process looks at every stored chunk (one a stopped build stored and never listed too).
+    keep_prompt_chunks(site_dir, names, state.get("chunks") if kept is not None else None)
     replace_file(site_dir / _STATE, orjson.dumps(new_state))
     for stale in (site_dir / _CACHE_DIR).glob("store-*.json"):
         remove_file(stale)  # where an older version kept every prompt of a store
@@ -506,7 +524,8 @@ def _write_index(site_dir: Path, payload: dict[str, Any], segments: list[list[An
     return f"{DATA_DIR}/{name}"
 
 
-def _built(site_dir: Path, name: str) -> bool:
-    return (site_dir / DATA_DIR / "c" / f"{name}.js").is_file() and has_search_entries(
-        site_dir, prompt_search_key(name)
-    )
+def _built(site_dir: Path, name: str, searched: bool) -> bool:
+    """Whether a chunk's file is there and, if the site's search holds it, its entries."""
+    if not (site_dir / DATA_DIR / "c" / f"{name}.js").is_file():
+        return False
+    return not searched or has_search_entries(site_dir, prompt_search_key(name))

@@ -66,6 +66,9 @@ class _RowMaker:
         self.live_projects = {record.project_slug for record in records}
         self.projects: dict[str, str] = {}
         self.sessions: dict[tuple[str, str | None], tuple[str, str]] = {}
+        # Folders and titles repeat across thousands of prompts: each made visible once.
+        self.shown_folders: dict[str, str] = {}
+        self.shown_titles: dict[str, str] = {}
 
     def project_url(self, cwd: str) -> str:
         url = self.projects.get(cwd)
@@ -73,6 +76,19 @@ class _RowMaker:
             slug = project_slug(cwd) if cwd else ""
             url = self.projects[cwd] = f"projects/{slug}.html" if slug in self.live_projects else ""
         return url
+
+    def shown_folder(self, cwd: str) -> str:
+        """The folder as text: no control character or bidi override raw (sitegen.visible)."""
+        shown = self.shown_folders.get(cwd)
+        if shown is None:
+            shown = self.shown_folders[cwd] = visible(cwd)
+        return shown
+
+    def shown_title(self, title: str) -> str:
+        shown = self.shown_titles.get(title)
+        if shown is None:
+            shown = self.shown_titles[title] = visible(clip(title, 80))
+        return shown
 
     def row(self, tag: str, prompt: Prompt, key: str) -> list[Any]:
         cwd = prompt.cwd or ""
@@ -82,20 +98,20 @@ class _RowMaker:
             known = self.sessions.get((link.page, link.entry))
             if known is None:
                 url = relative_url(PAGE, link.page) + (f"#entry-{link.entry}" if link.entry else "")
-                known = self.sessions[(link.page, link.entry)] = (url, clip(link.title, 80))
+                known = self.sessions[(link.page, link.entry)] = (url, visible(clip(link.title, 80)))
             session_url, session_title = known
         elif prompt.session_id is not None and prompt.session_id in self.titles:
-            session_title = clip(self.titles[prompt.session_id], 80)
+            session_title = self.shown_title(self.titles[prompt.session_id])
         text = prompt.text
         shown = text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS]
         uses = prompt.use_count
         return [
             f"{tag}-{prompt.id}",
             prompt.created_s,
-            visible(cwd),  # shown as text: no control character or bidi override raw (sitegen.visible)
+            self.shown_folder(cwd),
             self.project_url(cwd),
             session_url,
-            visible(session_title),
+            session_title,  # made visible() where it was made
             uses,
             visible(shown),
             len(text),

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from sitegen.fileio import open_regular, remove_file, replace_file, replace_file_if_changed
+from sitegen.fileio import remove_file, replace_file, replace_file_if_changed
 from sitegen.gcpause import collector_paused
-from sitegen.site.search.postings import Postings, encode_number, postings_of, tokenize
+from sitegen.site.search.postings import tokenize
 from sitegen.site.search.store import (
     DB_FILE,
     close_connections,
@@ -33,7 +33,6 @@ from sitegen.site.search.store import (
     store_document,
     stored_documents,
 )
-from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Node, Transcript
 from sitegen.visible import visible
 
@@ -47,10 +46,8 @@ __all__ = [
     "extract_search_entries",
     "has_search_entries",
     "shard_bucket",
-    "store_prompt_entries",
+    "sharded_terms",
     "store_search_entries",
-    "stored_postings",
-    "term_shards",
     "tokenize",
     "update_search_index",
 ]
@@ -68,9 +65,6 @@ SEARCH_DIR = "search"
 CACHE_DIR = ".sitegen/search"
 # Bump when the index layout changes. 2: term shards and entry weights exported from SQLite FTS5.
 FORMAT = 2
-# Bump when the prompts' postings cache changes: chunks with an older cache are then read again.
-# 3: every word of an entry indexed, CJK text as character pairs. 4: and CJK characters alone.
-CACHE_FORMAT = 4
 # Characters of snippet text kept per entry kind (after collapsing whitespace). The index stores this
 # text to show with results, so it is capped: what people wrote is kept longest; tool output keeps its
 # start and its end (where errors and summaries are). Every word is indexed, cut or not.
@@ -201,7 +195,7 @@ def _entry(node: Node, kind: str, label: str, pieces: list[str], ends: bool = Fa
         text = _head_tail("\n".join(pieces), limit)
     else:
         text = _clip(pieces, limit)
-    # Only the postings read terms (it is never stored): where nothing can have been cut, text will do.
+    # Only the index reads terms (the snippet files keep text): where nothing can have been cut, text will do.
     terms = _clean(" ".join(pieces)) if sum(len(piece) + 1 for piece in pieces) > limit else ""
     return SearchEntry(node.id, kind, visible(label[:LABEL_LIMIT]), text, terms)
 
@@ -292,21 +286,6 @@ def _chunks(site_dir: Path, entries: Sequence[SearchEntry]) -> list[list[Any]]:
     return chunks
 
 
-def _cache_name(key: str) -> str:
-    # The layout is in the name, so has_search_entries counts a cache of an older layout as missing.
-    return hashlib.blake2b(f"{CACHE_FORMAT}:{key}".encode(), digest_size=10).hexdigest() + ".json"
-
-
-def _cache_path(site_dir: Path, key: str) -> Path:
-    return site_dir / CACHE_DIR / _cache_name(key)
-
-
-def stored_postings(site_dir: Path, key: str) -> dict[str, str] | None:
-    """A prompts chunk's stored postings (store_prompt_entries), for the Prompts page's own index."""
-    cache = _load_cache(site_dir, key)
-    return cache["postings"] if cache is not None else None
-
-
 def has_search_entries(site_dir: Path, key: str) -> bool:
     """Whether a document's entries are stored (store_search_entries) for the next index update."""
     return has_document(site_dir, key)
@@ -322,36 +301,6 @@ def store_search_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry
     )
 
 
-def store_prompt_entries(site_dir: Path, key: str, entries: Sequence[SearchEntry]) -> dict[str, str]:
-    """store_search_entries, and the postings the Prompts page's own index is made of (cached beside
-    the database; a chunk that only grew has only its new entries read)."""
-    store_search_entries(site_dir, key, entries)
-    path = _cache_path(site_dir, key)
-    # The postings are hundreds of thousands of lists and strings without a cycle among them.
-    with collector_paused():
-        postings = postings_of(entries, _kept_postings(_load_json(path), key))
-    cache = {
-        "format": CACHE_FORMAT,
-        "key": key,
-        "postings": postings.terms,
-        "entries": postings.entries,
-        "digest": postings.digest,
-    }
-    replace_file(path, orjson.dumps(cache))
-    return postings.terms
-
-
-def _kept_postings(cache: Any, key: str) -> Postings | None:
-    """The postings a chunk's cache holds, if it is whole and of this layout (an edited or older
-    one is read again from the entries)."""
-    if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("key") != key:
-        return None
-    entries, digest = cache.get("entries"), cache.get("digest")
-    if type(entries) is int and isinstance(digest, str) and conforms(cache.get("postings"), dict[str, str]):
-        return Postings(cache["postings"], entries, digest)
-    return None
-
-
 # ---- the index (main process) ---------------------------------------------------------------------
 
 
@@ -360,6 +309,20 @@ def shard_bucket(term: str, buckets: int) -> int:
     lives in the same shard. static/search.js computes the same from code points."""
     second = ord(term[1]) if len(term) > 1 else 0
     return (ord(term[0]) * 31 + second) % buckets
+
+
+def sharded_terms(terms: Sequence[tuple[str, str]], target_bytes: int) -> list[dict[str, str]]:
+    """Terms and their entry numbers dealt into shards of about target_bytes (a power of two of them,
+    at most MAX_BUCKETS), each term into its shard_bucket."""
+    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
+    buckets = 1
+    while buckets * target_bytes < size and buckets < MAX_BUCKETS:
+        buckets *= 2
+    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
+    for term, numbers in terms:
+        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
+        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = numbers
+    return shards
 
 
 def _segment_count(sessions: int) -> int:
@@ -374,63 +337,15 @@ def _segment_of(key: str, count: int) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), "big") % count
 
 
-def _load_json(path: Path) -> Any:
-    try:
-        with open_regular(path) as handle:
-            return orjson.loads(handle.read())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-
-
-def _load_cache(site_dir: Path, key: str) -> dict[str, Any] | None:
-    cache = _load_json(_cache_path(site_dir, key))
-    if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("key") != key:
-        return None
-    return cache
-
-
-def term_shards(places: Iterable[tuple[int, Mapping[str, str]]], target_bytes: int) -> list[dict[str, str]]:
-    """A segment's postings merged by term into shards of about target_bytes (a power of two of them,
-    at most MAX_BUCKETS; a term's shard is shard_bucket(term, count)). Each place (a session's slot,
-    a chunk of prompts) adds its number before its own postings, so they are joined, never decoded."""
-    merged: dict[str, list[str]] = {}
-    size = 0
-    for place, postings in places:
-        head = encode_number(place)
-        for term, piece in postings.items():
-            held = merged.get(term)
-            if held is None:
-                merged[term] = [head + piece]
-            else:
-                held.append(head + piece)
-        size += len(head) * len(postings) + sum(map(len, postings.values()))
-    size += sum(map(len, merged)) + 6 * len(merged)
-    buckets = 1
-    while buckets * target_bytes < size and buckets < MAX_BUCKETS:
-        buckets *= 2
-    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
-    for term, pieces in merged.items():
-        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
-        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = "".join(pieces)
-    return shards
-
-
 def _write_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str]]) -> list[Any]:
     """A segment's FTS5 table filled again and its vocabulary written as term shards of about
     SHARD_TARGET_BYTES: [bucket count, [shard name or "" per bucket]]. A shard maps each term to the
     numbers of the segment's entries holding it ("3,17,40"; entries numbered from 1 in member order)."""
     with collector_paused():
         terms = export_segment(site_dir, number, members)
-    size = sum(len(term) + len(numbers) + 6 for term, numbers in terms)
-    buckets = 1
-    while buckets * SHARD_TARGET_BYTES < size and buckets < MAX_BUCKETS:
-        buckets *= 2
-    shards: list[dict[str, str]] = [{} for _ in range(buckets)]
-    for term, numbers in terms:
-        # shard_bucket(term, buckets), inlined: this runs once per term of the whole index.
-        shards[(ord(term[0]) * 31 + (ord(term[1]) if len(term) > 1 else 0)) % buckets][term] = numbers
+    shards = sharded_terms(terms, SHARD_TARGET_BYTES)
     folder = site_dir / SEARCH_DIR / "t"
-    return [buckets, [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
+    return [len(shards), [_data_file(folder, "t:", shard) if shard else "" for shard in shards]]
 
 
 def _shards_exist(site_dir: Path, shards: list[Any]) -> bool:
@@ -544,8 +459,6 @@ def update_search_index(
     _remove_unlisted(site_dir / SEARCH_DIR / "t", shard_names)
     _remove_unlisted(site_dir / SEARCH_DIR / "d", {f"{chunk[1]}.js" for listed in chunks.values() for chunk in listed})
     databases = [Path(DB_FILE).name, *(segment_path(site_dir, number).name for number in range(count))]
-    kept = {_cache_name(key) for key in keys} | {
-        f"{name}{end}" for name in databases for end in ("", "-wal", "-shm", "-journal")
-    }
+    kept = {f"{name}{end}" for name in databases for end in ("", "-wal", "-shm", "-journal")}
     _remove_unlisted(site_dir / CACHE_DIR, kept)
     return result

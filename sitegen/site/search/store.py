@@ -25,8 +25,12 @@ __all__ = [
     "delete_documents",
     "entry_weight",
     "export_segment",
+    "kept_terms",
     "prepare",
+    "raise_disk_full",
+    "reopen_damaged",
     "segment_path",
+    "storable",
     "store_document",
     "stored_documents",
 ]
@@ -84,7 +88,7 @@ def prepare(site_dir: Path) -> None:
     close_connections()
 
 
-def _retrying(site_dir: Path) -> sqlite3.Connection:
+def reopen_damaged(site_dir: Path) -> sqlite3.Connection:
     """The connection, after a damaged database was set aside: the next use makes it again."""
     path = site_dir / DB_FILE
     for key in [key for key in _open if key[1] == str(path)]:
@@ -123,13 +127,13 @@ def store_document(site_dir: Path, key: str, kinds: Sequence[str], texts: Sequen
     try:
         _store(connection(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
     except sqlite3.DatabaseError as error:
-        _raise_disk_full(error)
+        raise_disk_full(error)
         if not is_damage(error):
             raise
-        _store(_retrying(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
+        _store(reopen_damaged(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
 
 
-def _raise_disk_full(error: sqlite3.Error) -> None:
+def raise_disk_full(error: sqlite3.Error) -> None:
     """SQLite's "database or disk is full" as the OSError the build stops on (not a document's problem)."""
     if "disk is full" in str(error):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from error
@@ -142,10 +146,9 @@ def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: 
         held = db.execute("SELECT digest FROM docs WHERE key = ?", (key,)).fetchone()
         if held is None or held[0] != digest:
             db.execute("DELETE FROM entries WHERE key = ?", (key,))
-            # Lone surrogates cannot be stored as text: they become U+FFFD, as on the page.
             db.executemany(
                 "INSERT INTO entries (key, n, body) VALUES (?, ?, ?)",
-                ((key, number, _storable(body)) for number, body in enumerate(bodies, 1)),
+                ((key, number, storable(body)) for number, body in enumerate(bodies, 1)),
             )
         db.execute(
             "INSERT OR REPLACE INTO docs (key, digest, entries, weights, chunks) VALUES (?, ?, ?, ?, ?)",
@@ -157,7 +160,8 @@ def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: 
         raise
 
 
-def _storable(text: str) -> str:
+def storable(text: str) -> str:
+    """Lone surrogates cannot be stored as text: they become U+FFFD, as on the page."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -196,7 +200,7 @@ def segment_state(site_dir: Path, number: int) -> tuple[Any, Any] | None:
     return (orjson.loads(row[0]), orjson.loads(row[1])) if row is not None else None
 
 
-def _kept_terms(terms: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def kept_terms(terms: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The terms the specification keeps: token_min to token_max characters long, or one CJK character.
     Picked here from the grouped terms: in SQL the test ran on every (term, entry) row, before the
     GROUP BY (SQLite moves it there even from HAVING), and took 40 % of the export."""
@@ -231,7 +235,7 @@ def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     try:
         return _fill(db, site_dir, members, counts)
     except sqlite3.OperationalError as error:
-        _raise_disk_full(error)
+        raise_disk_full(error)
         raise
     finally:
         db.close()
@@ -253,7 +257,7 @@ def _fill(
         db.execute(fill, (offset, key))
         offset += counts.get(key, 0)
     db.execute("COMMIT")
-    return _kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
+    return kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
 
 
 def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> None:
