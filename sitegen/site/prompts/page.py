@@ -417,10 +417,11 @@ def _update_prompts(
         # Then what was typed in sessions and no store holds (pi keeps no store at all).
         known = {prompt.session_id for read in reads for prompt in read.prompts if prompt.session_id}
         typed = session_prompt_rows(records, _linked_entries(chunks), known)
-        if typed:
-            typed_phase = True
-            take(maker.begin(SESSIONS_STORE, None, []))
-            take(maker.chunks(typed))
+        while batch := list(islice(typed, CHUNK_PROMPTS)):  # whole chunks: made as one list would make them
+            if not typed_phase:
+                typed_phase = True
+                take(maker.begin(SESSIONS_STORE, None, []))
+            take(maker.chunks(batch))
         maker.finish()
         if payloads:
             segment(len(names) - len(payloads), payloads)

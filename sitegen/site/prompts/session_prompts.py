@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sitegen.history.store import Prompt
@@ -41,15 +41,16 @@ def typed_prompts(transcript: Transcript) -> list[list[Any]]:
 
 def session_prompt_rows(
     records: Sequence[SessionRecord], held: Iterable[str] = (), known_sessions: Iterable[str] = ()
-) -> list[Prompt]:
-    """Every prompt typed in the sessions, oldest session first, as rows of a prompt store: each once
+) -> Iterator[Prompt]:
+    """Every prompt typed in the sessions, oldest session first, as rows of a prompt store, as they are
+    read (a session's details at a time, not all of them held: sitegen.site.state.details): each once
     (a /fork copy repeats its original's entries, ids and times), none whose entry id is in held (the
     entries a history store's prompts are linked to), and none of a session in known_sessions (a store
     that names a session holds what was typed in it: as typed, where the session has it expanded, a
     /template or an @mention). Ids number them in that order."""
     taken = set(held)
     known = set(known_sessions)
-    rows: list[Prompt] = []
+    number = 0
     for record in sorted(records, key=lambda r: (r.created_ms is None, r.created_ms or 0, r.key)):
         if record.session_id in known:
             continue
@@ -59,5 +60,5 @@ def session_prompt_rows(
                 continue
             taken.add(copy)
             seconds = time_ms // 1000 if isinstance(time_ms, int) else None
-            rows.append(Prompt(len(rows) + 1, text, seconds, record.project or None, record.session_id or None, None))
-    return rows
+            number += 1
+            yield Prompt(number, text, seconds, record.project or None, record.session_id or None, None)
