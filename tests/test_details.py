@@ -133,3 +133,24 @@ def test_the_manifest_written_an_entry_at_a_time_is_whole_json(built: tuple[Path
     copy = tmp_path / "site"
     manifest_module.SiteManifest.load(site).save(copy)
     assert (copy / MANIFEST).read_bytes() == raw
+
+
+def test_a_damaged_file_a_build_reads_is_said_and_made_again_by_the_next(tmp_path: Path) -> None:
+    agent, site = _built(tmp_path)
+    before = _details(site)
+    damaged = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.json"
+    damaged.write_bytes(b"{not json")
+    # Another session changed: the Prompts, related and stats pages are made again, reading every file.
+    with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
+        handle.write(b'{"type":"custom","customType":"zz","id":"zz000001","parentId":"u2"}\n')
+    done = run_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: The session details {damaged} is not whole JSON; the session is rendered again by the next build"
+    ]
+    assert not damaged.exists()
+    assert "1 rendered" in _build(site, agent)
+    after = _details(site)
+    assert after[damaged.name] == before[damaged.name]
+    assert "ZZ_GAMMA1_ZZ follow-up 0" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))

@@ -51,8 +51,9 @@ def write_details(path: Path, details: SessionDetails) -> None:
 
 
 def read_details(path: Path) -> SessionDetails:
-    """The session's details; a file that is missing or damaged reads as none (empty lists) and is
-    removed, so the next build renders the session again (sitegen.site.build.plan checks it is there)."""
+    """The session's details; a file that is missing or damaged reads as none (empty lists), and a damaged
+    one is removed (with a warning), so the next build renders the session again (sitegen.site.build.plan
+    checks that the file is there)."""
     try:
         with open_regular(path) as handle:
             data = orjson.loads(handle.read())
@@ -60,9 +61,11 @@ def read_details(path: Path) -> SessionDetails:
             return SessionDetails(**data)
         problem = "has a wrong value"
     except FileNotFoundError:
-        problem = "is missing"
-    except (OSError, orjson.JSONDecodeError) as error:
-        problem = f"cannot be read ({error})"
+        return SessionDetails()  # removed as damaged by an earlier read (said then), or by hand
+    except orjson.JSONDecodeError:
+        problem = "is not whole JSON"
+    except OSError as error:
+        problem = f"cannot be read ({error.strerror or error})"
     log.warning("The session details %s %s; the session is rendered again by the next build", path, problem)
     with contextlib.suppress(OSError):
         path.unlink()
