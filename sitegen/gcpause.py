@@ -1,4 +1,4 @@
-"""The cyclic garbage collector paused or held off during bulk work that makes no garbage cycles."""
+"""The cyclic garbage collector paused or held off during bulk work that makes no cycles; the C heap trimmed."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def file_as_old() -> None:
 
 def heap_trimmed() -> None:
     """Hand the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing). Memory
-    Python frees stays the process's until then: after the Prompts page of 2,000 sessions, 150 MB that
+    Python frees stays the process's until then: after the Prompts page of 2,000 sessions, 180 MB that
     the search export's forked processes would start from."""
     global _trim
     if _trim is None:
