@@ -47,15 +47,19 @@ def _expected(transcripts: dict[str, Transcript]) -> dict[str, set[tuple[str, st
     return expected
 
 
-def test_the_fts5_index_has_the_hits_of_the_specifications_tokenizer(tmp_path: Path) -> None:
-    transcripts = _sessions(tmp_path)
-    site = tmp_path / "site"
+def _indexed_hits(site: Path, transcripts: dict[str, Transcript]) -> dict[str, set[tuple[str, str]]]:
+    """Each term the FTS5 index exports, with the (page, entry) pairs it is found at."""
     for key, transcript in transcripts.items():
         store_search_entries(site, key, extract_search_entries(transcript))
     infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/{key}.html") for key, t in transcripts.items()}
     update_search_index(site, infos)
     _, found = read_index(site)
-    actual = {term: {(page, entry) for page, entry, _, _ in hits} for term, hits in found.items()}
+    return {term: {(page, entry) for page, entry, _, _ in hits} for term, hits in found.items()}
+
+
+def test_the_fts5_index_has_the_hits_of_the_specifications_tokenizer(tmp_path: Path) -> None:
+    transcripts = _sessions(tmp_path)
+    actual = _indexed_hits(tmp_path / "site", transcripts)
     expected = _expected(transcripts)
     assert set(actual) == set(expected), (sorted(set(actual) - set(expected)), sorted(set(expected) - set(actual)))
     assert actual == expected
@@ -63,13 +67,7 @@ def test_the_fts5_index_has_the_hits_of_the_specifications_tokenizer(tmp_path: P
 
 def test_the_real_sessions_give_the_same_hits(tmp_path: Path, real_fixtures: Path) -> None:
     transcripts = {f"real-{n}": load_transcript(path) for n, path in enumerate(sorted(real_fixtures.glob("*.jsonl")))}
-    site = tmp_path / "site"
-    for key, transcript in transcripts.items():
-        store_search_entries(site, key, extract_search_entries(transcript))
-    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/{key}.html") for key, t in transcripts.items()}
-    update_search_index(site, infos)
-    _, found = read_index(site)
-    actual = {term: {(page, entry) for page, entry, _, _ in hits} for term, hits in found.items()}
+    actual = _indexed_hits(tmp_path / "site", transcripts)
     assert actual == _expected(transcripts)
 
 
