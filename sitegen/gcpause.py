@@ -64,10 +64,10 @@ def heap_trimmed() -> None:
     global _trim
     if _trim is None:
         import ctypes
-        import ctypes.util
 
         try:
-            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+            # The running process's own symbols, libc's among them (find_library would run ldconfig).
+            _trim = ctypes.CDLL(None).malloc_trim
         except (OSError, AttributeError):
             _trim = False
     if _trim:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+import platform
 from pathlib import Path
 
 import pytest
 from sessions import branching_session
 
-from sitegen.gcpause import collector_paused, heap_frozen, imports_settled
+from sitegen import gcpause
+from sitegen.gcpause import collector_paused, heap_frozen, heap_trimmed, imports_settled
 from sitegen.render.export import load_transcript
 from sitegen.site.state.manifest import SiteManifest
 
@@ -50,3 +52,10 @@ def test_settled_imports_leave_the_collector_as_they_found_it() -> None:
         # (Not by the freeze count: a frozen object that another thread frees leaves the count.)
         walked = {id(thing) for generation in range(3) for thing in gc.get_objects(generation=generation)}
         assert id(made) not in walked
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_the_heap_is_trimmed_by_glibcs_malloc_trim() -> None:
+    heap_trimmed()
+    assert gcpause._trim is not False and gcpause._trim.__name__ == "malloc_trim"
+    heap_trimmed()  # found once, called again
