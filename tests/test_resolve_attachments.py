@@ -153,3 +153,15 @@ def test_odek_frames_are_parsed_when_resolved() -> None:
     resolve_attachments(transcript)
     assert all(result.frame is not None for result in stored)
     assert any(result.frame is not None and result.frame.framed for result in stored)
+
+
+def test_an_output_gone_between_resolving_and_rendering_leaves_only_itself_off_the_page(tmp_path: Path) -> None:
+    from sitegen.render.page import PageOptions, PageRenderer
+
+    session = session_with_places(tmp_path)
+    transcript = load_transcript(session)
+    resolve_attachments(transcript)
+    (session.with_suffix("") / "0.bash.log").unlink()  # removed by the agent while the page is made
+    html = PageRenderer().render(transcript, PageOptions(inline_assets=True))
+    assert "ZZ_LOG_ZZ" not in html
+    assert "ZZ_SCOUT_ZZ" in html and "output of Scout" in html  # the rest of the page is there

@@ -3,12 +3,14 @@ as sitegen.transcript.attachments resolved them, within the page's budget."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
+from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import human_size
 from sitegen.render.tools import Attachment
@@ -16,6 +18,8 @@ from sitegen.transcript.model import TRANSCRIPT_BYTES, Output, Subagent, Transcr
 
 if TYPE_CHECKING:
     from sitegen.render.page import PageRenderer
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "ARTIFACT_MODES",
@@ -125,14 +129,24 @@ class AttachmentViews:
         if attached is None:
             return None
         output = attached.output
+        render = ansi_to_html if url.startswith("artifact://") else self.renderer.markdown.render
+        try:
+            # Outputs are read here, as they are placed: a file that vanished or cannot be read since
+            # it was resolved leaves only its own attachment off the page.
+            body, note, src = self.budget.place(url, output, render)
+            size = output.size
+        except SitegenError as error:
+            log.info("not inlining %s: %s", url, error)
+            return None
+        except OSError as error:
+            log.warning("cannot read %s: %s", url, error)
+            return None
         if url.startswith("artifact://"):
-            body, note, src = self.budget.place(url, output, ansi_to_html)
-            return Attachment(label=url, body=body, size=output.size, note=note, src=src)
-        body, note, src = self.budget.place(url, output, self.renderer.markdown.render)
+            return Attachment(label=url, body=body, size=size, note=note, src=src)
         transcript = self._embedded(attached.subagent) if attached.subagent is not None else None
         left_out = _left_out(attached.subagent) if attached.subagent is not None else ""
         note = f"{note} {left_out}" if note and left_out else note or left_out
-        return Attachment(label=url, body=body, size=output.size, note=note, src=src, transcript=transcript)
+        return Attachment(label=url, body=body, size=size, note=note, src=src, transcript=transcript)
 
     def _embedded(self, subagent: Subagent) -> Markup | None:
         if subagent.agent_id in self.linked or subagent.left_out:
