@@ -161,11 +161,17 @@ def test_outputs_that_are_pipes_or_link_out_of_their_folder_are_left_off_the_pag
 
 
 def session_with_subagents(
-    folder: Path, count: int, transcript_size: int, logs: int = 0, again: int | None = None
+    folder: Path,
+    count: int,
+    transcript_size: int,
+    logs: int = 0,
+    again: int | None = None,
+    branch: int | None = None,
 ) -> Path:
     """A session whose task calls each name a subagent's output (agent://<n>-Scout) with its transcript of
     about transcript_size bytes in the artifact folder, as omp keeps them; then bash calls naming `logs`
-    logs of 2 KB (artifact://<n>); with `again`, a last call names that subagent's output once more."""
+    logs of 2 KB (artifact://<n>); with `again`, a last call names that subagent's output once more; with
+    `branch`, a last branch from the first prompt (the one shown) names that subagent's output alone."""
     b = SessionBuilder(session_id="budget-0002", cwd="/work/app")
     b.user("u1", "survey everything")
     for n in range(count):
@@ -177,6 +183,9 @@ def session_with_subagents(
     if again is not None:
         b.assistant("e0", [text("Reading it again."), tool_call("e1", "read", path="notes.md")])
         b.tool_result("e2", "e1", "read", f"as agent://{again}-Scout said")
+    if branch is not None:
+        b.assistant("f0", [text("Starting over."), tool_call("f1", "task", agent="explore")], parent="u1")
+        b.tool_result("f2", "f1", "task", f"done: agent://{branch}-Scout")
     session = b.write(folder / "2026-01-01T00-00-00-000Z_budget-0002.jsonl")
     artifacts = session.with_suffix("")
     artifacts.mkdir()
@@ -207,6 +216,17 @@ def test_subagent_transcripts_have_an_allowance_per_page(tmp_path: Path) -> None
     # Named again by a later call: said again to be left out, not said to be embedded before.
     assert html.count("its transcript is 11-Scout.jsonl") == 2
     assert html.count("Its transcript is embedded at the first call that named it.") == 0
+
+
+def test_the_shown_branchs_subagents_spend_the_allowance_first(tmp_path: Path) -> None:
+    # An older branch names 12 transcripts of about 250 KB, more than a page carries; the branch shown
+    # names the last of them alone: its transcript is on the page, with or without the other branches.
+    session = session_with_subagents(tmp_path, 12, 250 * KB, branch=11)
+    for branch_only in (True, False):
+        html = export_html(load_transcript(session), branch_only=branch_only)
+        assert "ZZ_TRANSCRIPT_11_ZZ" in html
+        assert "its transcript is 11-Scout.jsonl" not in html
+    assert "ZZ_TRANSCRIPT_0_ZZ" not in export_html(load_transcript(session), branch_only=True)
 
 
 def test_subagent_transcripts_with_artifacts_none_and_full(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ their subagents' own transcripts, and odek's tool frames."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -175,10 +176,14 @@ def _results(transcript: Transcript) -> Iterator[ToolResult]:
 
 
 def _named_urls(transcript: Transcript) -> list[str]:
-    """The URLs the outputs of the transcript's tool calls name (as their cards show them), each once.
-    Part by part: a URL never spans the line the card puts between two parts."""
+    """The URLs the outputs of the transcript's tool calls name (as their cards show them), each once,
+    those on the shown branch first: they spend the page's transcript allowance before other branches'
+    (a --branch-only page and an embedded subagent show that branch alone). Part by part: a URL never
+    spans the line the card puts between two parts."""
     urls: dict[str, None] = {}
-    for node in transcript.nodes:
+    shown = transcript.path_nodes()
+    on_path = {id(node) for node in shown}
+    for node in itertools.chain(shown, (node for node in transcript.nodes if id(node) not in on_path)):
         for call_part in node.parts:  # not node.tool_calls, which makes a list per node (40,000 in a long session)
             call = call_part.call
             for part in call.result.parts if call is not None and call.result is not None else ():
