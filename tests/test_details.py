@@ -154,3 +154,27 @@ def test_a_damaged_file_a_build_reads_is_said_and_made_again_by_the_next(tmp_pat
     after = _details(site)
     assert after[damaged.name] == before[damaged.name]
     assert "ZZ_GAMMA1_ZZ follow-up 0" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
+
+
+def test_a_prompts_page_made_from_a_damaged_file_is_made_again_by_the_next_build(tmp_path: Path) -> None:
+    agent, site = _built(tmp_path)
+    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.json").write_bytes(b"\0" * 64)
+    # A new prompt in another session: the Prompts page is made again, reading the damaged file as none.
+    line = {
+        "type": "message",
+        "id": "zz000002",
+        "parentId": "u2",
+        "timestamp": "2026-01-01T01:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "ZZ_NEW_PROMPT_ZZ"}]},
+    }
+    with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
+        handle.write(orjson.dumps(line) + b"\n")
+    _build(site, agent)
+
+    def prompts_data() -> str:
+        return "".join(path.read_text(encoding="utf-8") for path in sorted((site / "prompts").rglob("*.js")))
+
+    assert "ZZ_NEW_PROMPT_ZZ" in prompts_data() and "ZZ_GAMMA1_ZZ follow-up 0" not in prompts_data()
+    # The session is rendered again with the same record: the page is not taken as up to date.
+    assert "1 rendered" in _build(site, agent)
+    assert "ZZ_GAMMA1_ZZ follow-up 0" in prompts_data()

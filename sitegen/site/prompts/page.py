@@ -37,6 +37,7 @@ from sitegen.site.prompts.rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.prompts.session_prompts import session_prompt_rows
 from sitegen.site.search.index import SearchDocInfo, has_search_entries
 from sitegen.site.search.prompt_store import keep_prompt_chunks
+from sitegen.site.state.details import lost_reads
 from sitegen.site.state.records import SessionRecord
 from sitegen.titles import clip, snippet
 
@@ -188,7 +189,7 @@ def _links_digest(records: Sequence[SessionRecord], problem_count: int, assets: 
     """What the page depends on besides the stores: every session's prompts, page and title, the
     projects, the assets, and the problem count the navigation shows."""
     # Sorted: the manifest keeps sessions in the order a build finished them, which says nothing the page shows.
-    ordered = sorted(records, key=lambda r: r.session_id)
+    ordered = sorted(records, key=lambda r: (r.session_id, r.key))  # a copied file repeats its id
     parts = [[r.session_id, r.page, r.title, r.project, r.project_slug, r.prompts, r.typed_digest] for r in ordered]
     payload = orjson.dumps([__version__, FORMAT, problem_count, sorted(assets.items()), parts])
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
@@ -345,6 +346,7 @@ def _update_prompts(
         result.count, result.latest = state["count"], state["latest"]
         return result
     result.changed = True
+    lost_before = lost_reads()
     kept = _KEPT.pop(str(site_dir), None)
     if kept is not None and kept.token != state.get("token"):
         kept = None  # another process built the site since
@@ -452,7 +454,9 @@ def _update_prompts(
         "format": FORMAT,
         "token": token,
         "stores": fingerprints,
-        "links": links,
+        # A session's details lost while the page was made: its prompts are missing from it, and the next
+        # build, which renders that session again, must not find the page up to date.
+        "links": links if lost_reads() == lost_before else None,
         "problems": result.problems,
         "chunks": names,
         "searched": searched_names,

@@ -74,6 +74,7 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[str, int, str]]) -> None:
 def keep_prompt_chunks(site_dir: Path, names: Collection[str], dropped: Collection[str] | None = None) -> None:
     """Delete the prompts of every chunk not among names (the page no longer lists it): of those
     dropped, when the caller knows which (the last build's chunks), else of every other chunk."""
+    names = set(names)  # looked up once per dropped chunk
     db = _prompts_db(site_dir)
     db.execute("BEGIN IMMEDIATE")
     try:

@@ -13,7 +13,7 @@ import orjson
 from sitegen.fileio import open_regular, replace_file
 from sitegen.site.state.shape import conforms
 
-__all__ = ["DETAILS_DIR", "SessionDetails", "details_path", "read_details", "write_details"]
+__all__ = ["DETAILS_DIR", "SessionDetails", "details_path", "lost_reads", "read_details", "write_details"]
 
 log = logging.getLogger("sitegen.site")
 
@@ -54,6 +54,7 @@ def read_details(path: Path) -> SessionDetails:
     """The session's details; a file that is missing or damaged reads as none (empty lists), and a damaged
     one is removed (with a warning), so the next build renders the session again (sitegen.site.build.plan
     checks that the file is there)."""
+    global _lost_reads
     try:
         with open_regular(path) as handle:
             data = orjson.loads(handle.read())
@@ -61,12 +62,24 @@ def read_details(path: Path) -> SessionDetails:
             return SessionDetails(**data)
         problem = "has a wrong value"
     except FileNotFoundError:
+        _lost_reads += 1
         return SessionDetails()  # removed as damaged by an earlier read (said then), or by hand
     except orjson.JSONDecodeError:
         problem = "is not whole JSON"
     except OSError as error:
         problem = f"cannot be read ({error.strerror or error})"
+    _lost_reads += 1
     log.warning("The session details %s %s; the session is rendered again by the next build", path, problem)
     with contextlib.suppress(OSError):
         path.unlink()
     return SessionDetails()
+
+
+# Reads that found no whole file, in this process: a page made from them lacks that session's part, and the
+# session rendered again gives the same record, so such a page must not be trusted as up to date.
+_lost_reads = 0
+
+
+def lost_reads() -> int:
+    """How many details reads found no whole file so far in this process (compare before and after)."""
+    return _lost_reads
