@@ -99,12 +99,9 @@ class AttachmentViews:
         transcript: Transcript,
         renderer: PageRenderer,
         budget: ArtifactBudget | None = None,
-        linked: frozenset[str] = frozenset(),
     ) -> None:
         self.transcript = transcript
         self.renderer = renderer
-        # Subagents that have their own page (site): linked there instead of embedded.
-        self.linked = linked
         self._cache: dict[str, Attachment | None] = {}
         # One budget per page: embedded subagents spend from their parent's.
         self.budget = budget if budget is not None else ArtifactBudget()
@@ -149,7 +146,7 @@ class AttachmentViews:
         return Attachment(label=url, body=body, size=size, note=note, src=src, transcript=transcript)
 
     def _embedded(self, subagent: Subagent) -> Markup | None:
-        if subagent.agent_id in self.linked or subagent.left_out:
+        if subagent.left_out:  # (one with a page of its own is not resolved: transcript/attachments.py)
             return None
         if subagent.transcript is None:
             return Markup('<p class="problem">') + escape(subagent.problem) + Markup("</p>")

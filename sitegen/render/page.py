@@ -254,7 +254,7 @@ class PageRenderer:
         """The page as UTF-8 chunks, in order."""
         options = options or PageOptions()
         budget = ArtifactBudget(mode=options.artifacts, external=options.artifact_writer)
-        views = AttachmentViews(transcript, self, budget, linked=frozenset(options.subagent_urls))
+        views = AttachmentViews(transcript, self, budget)
         with heap_frozen():
             yield from self._page_chunks(transcript, options, views)
 
