@@ -8,7 +8,7 @@ import os
 import re
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -371,8 +371,14 @@ def _segment_pool(jobs: int, work: int) -> Iterator[Executor | None]:
     close_connections()  # not to be inherited: a connection must not cross a fork
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
-    with ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context)
+    try:
         yield pool
+    except BaseException:
+        # Stopped (Ctrl-C) or failed meanwhile: the segments not yet started are not waited for.
+        pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def _remove_unlisted(folder: Path, keep: set[str]) -> None:
@@ -393,14 +399,22 @@ def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
 
 
 def update_search_index(
-    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = (), jobs: int = 1
+    site_dir: Path,
+    sessions: Mapping[str, SearchDocInfo],
+    changed: Iterable[str] = (),
+    jobs: int = 1,
+    meanwhile: Callable[[], None] | None = None,
 ) -> SearchIndexResult:
     """Bring <site>/search/ up to date with the given sessions (every session of the site, by key).
 
     Each segment whose members or their stored entries changed since it was exported (the
     database's digests say so; `changed` is not needed) has its FTS5 table filled again and its
     shards written; documents no longer in `sessions` are deleted. index.js is replaced last, so
-    until then the old index still works."""
+    until then the old index still works.
+
+    `meanwhile` is called once, while worker processes fill the segments (a first build: the build's
+    other site pages are made then, so that this process's own work does not wait for theirs), or
+    before the segments are filled here; it must not use the search database."""
     del changed  # the stored digests say what changed, also after a build stopped half way
     result = SearchIndexResult()
     stored = stored_documents(site_dir)
@@ -420,9 +434,14 @@ def update_search_index(
             stale[number] = held
     with _segment_pool(jobs, len(stale)) as pool:
         if pool is not None:
-            done = pool.map(_write_segment_job, [(str(site_dir), number, held) for number, held in stale.items()])
+            # map submits every segment now; the results are read below, in order, as they come.
+            done: Iterable[list[Any]] = pool.map(
+                _write_segment_job, [(str(site_dir), number, held) for number, held in stale.items()]
+            )
         else:
             done = (_write_segment(site_dir, number, held) for number, held in stale.items())
+        if meanwhile is not None:
+            meanwhile()
         for (number, held), shards in zip(stale.items(), done, strict=True):
             segments[number] = shards
             record_segment(site_dir, number, held, shards)
