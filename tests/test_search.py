@@ -382,6 +382,18 @@ def test_meanwhile_runs_once_while_the_worker_processes_fill_the_segments(tmp_pa
     assert files[1] == files[2] == search_files(_fresh(tmp_path, transcripts))
 
 
+def test_worker_processes_fill_the_biggest_segments_first_and_record_them_all(tmp_path: Path) -> None:
+    assert search.fill_order({0: 5, 1: 90, 2: 5, 3: 40}) == [1, 3, 0, 2]
+    transcripts = many_sessions(tmp_path, 200)
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    site = tmp_path / "site"
+    for key in sorted(transcripts):
+        store_search_entries(site, key, extract_search_entries(transcripts[key]))
+    assert update_search_index(site, infos, jobs=2).written
+    # Every segment was recorded (in one transaction, after the workers): the next update writes nothing.
+    assert not update_search_index(site, infos, jobs=2).written
+
+
 def test_a_failing_meanwhile_leaves_no_segment_worker_behind(tmp_path: Path) -> None:
     import multiprocessing
 
