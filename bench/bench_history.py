@@ -71,6 +71,7 @@ def add_one(store: Path) -> None:
 def forget() -> None:
     """Drop what this process kept of the last build: the next one is a new process's."""
     getattr(prompts, "_KEPT", {}).clear()
+    getattr(getattr(prompts, "kept", None), "PRIMERS", {}).clear()
 
 
 def _cpu() -> float:
