@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from sitegen.gcpause import collector_paused, file_as_old
 from sitegen.history.session_index import read_session_index
 from sitegen.history.store import Snapshot, read_store
 from sitegen.site.prompts.rows import ChunkMaker, KeptRows
@@ -90,7 +91,10 @@ def prime_prompts(site_dir: Path) -> bool:
         held = KEPT.get(str(site_dir))
         if primer is None or (held is not None and held.token == primer.token):
             return False
-        kept = primer.make()
+        # As a build: hundreds of thousands of rows and strings, none in a cycle, kept for long.
+        with collector_paused():
+            kept = primer.make()
+            file_as_old()
         state = load_state(site_dir)
         # Another process may have built the site meanwhile: then what was read is not what it shows.
         if kept is None or not isinstance(state, dict) or state.get("token") != kept.token:
