@@ -132,3 +132,20 @@ def test_priming_is_dropped_when_another_build_wrote_the_site_since(tmp_path: Pa
     KEPT.clear()
     assert not prime_prompts(site)
     assert str(site) not in KEPT
+
+
+@pytest.mark.parametrize("edited", ["ZZ_P0007_ZZ prompt, edited", "ZZ_P0007_ZZ PROMPT"])
+def test_a_prompt_edited_in_place_is_seen_by_the_next_build_in_the_same_process(tmp_path: Path, edited: str) -> None:
+    # Its text alone changed, to another size or the same one: no other column tells.
+    agent = _agent(tmp_path, 20)
+    site = tmp_path / "site"
+    build(site, agent)
+    assert str(site) in KEPT  # the next build reads the store after this one's snapshot
+    connection = sqlite3.connect(agent / "history.db")
+    connection.execute("UPDATE history SET prompt = ? WHERE prompt = 'ZZ_P0007_ZZ prompt'", (edited,))
+    connection.commit()
+    connection.close()
+    assert "prompts.html" in build(site, agent).written
+    html = (site / "prompts.html").read_text(encoding="utf-8")
+    assert edited in html and "ZZ_P0007_ZZ prompt<" not in html
+    _same_as_a_fresh_build(site, agent, tmp_path / "fresh")

@@ -69,7 +69,8 @@ class Snapshot:
     read scans ids and the small columns only, and fetches the prompts of rows that are new or changed."""
 
     columns: str  # what was selected: a changed schema reads every row again
-    meta: dict[int, tuple[object, ...]] = field(default_factory=dict)  # id -> its other columns as stored
+    # id -> its other columns as stored, and its prompt's size in bytes
+    meta: dict[int, tuple[object, ...]] = field(default_factory=dict)
     prompts: dict[int, Prompt] = field(default_factory=dict)  # in id order
     flags: dict[int, int] = field(default_factory=dict)  # id -> its problems (rows with one only)
     unkeyed: int = 0  # rows whose id is no integer: left out, and every read reads all rows
@@ -226,6 +227,10 @@ def _read_rows(connection: sqlite3.Connection, read: StoreRead, ask: _Ask) -> No
                 read.problems.append(f"the history table has no {missing} column: prompts are shown without it")
         selected = ["id" if "id" in columns else "rowid", "prompt"]
         selected += [name if name in columns else "NULL" for name in _KNOWN[2:]]
+        # The prompt's size in bytes, which SQLite knows without handing the text over: a prompt
+        # edited in place (no other column changed) is then fetched again by a read after a snapshot,
+        # unless the edit kept its size exactly.
+        selected.append("length(CAST(prompt AS BLOB))")
         read.readable = True
         if ask.fts_words is not None:
             read.matched = _fts_match(connection, read, "history_fts" in tables, ask.fts_words)
@@ -254,6 +259,10 @@ def _read_changes(connection: sqlite3.Connection, selected: list[str], previous:
     scan = connection.execute(f"SELECT {selected[0]}, {', '.join(selected[2:])} FROM history ORDER BY 1").fetchall()
     known = previous.meta
     changed = [row[0] for row in scan if known.get(row[0]) != row[1:]]
+    if not changed:
+        # Nothing new and no size changed, yet the store did: a prompt edited in place to the same
+        # size is found by its text alone (every text read, only in such a read).
+        changed = _edited(connection, selected, previous)
     if len(changed) > _CHANGED_SHARE * len(scan) or any(type(row_id) is not int for row_id in changed):
         return False
     fresh = Snapshot(snapshot.columns)
@@ -276,6 +285,20 @@ def _read_changes(connection: sqlite3.Connection, selected: list[str], previous:
             flags[row_id] = flag
     read.changed = set(changed) | (known.keys() - meta.keys())
     return True
+
+
+def _edited(connection: sqlite3.Connection, selected: list[str], previous: Snapshot) -> list[int]:
+    """The ids whose prompt is not the text the snapshot holds for them, as _fetch_rows decodes it."""
+    edited = []
+    prompts = previous.prompts
+    for row_id, prompt in connection.execute(f"SELECT {selected[0]}, {selected[1]} FROM history ORDER BY 1"):
+        held = prompts.get(row_id)
+        if held is None:
+            continue  # empty before: a text now changed its size
+        text = prompt.decode("utf-8", "replace") if type(prompt) is bytes else _text(prompt, [0]) or ""
+        if text != held.text:
+            edited.append(row_id)
+    return edited
 
 
 def _probe_fts(connection: sqlite3.Connection, read: StoreRead, present: bool) -> None:
@@ -324,7 +347,7 @@ def _fetch_rows(cursor: sqlite3.Cursor, snapshot: Snapshot, on_batch: OnBatch | 
         if on_batch is not None and prompts:
             on_batch(snapshot)
         for row in rows:
-            row_id, prompt, created, cwd, session_id, use_count = row
+            row_id, prompt, created, cwd, session_id, use_count, _ = row
             if type(row_id) is not int:
                 snapshot.unkeyed += 1
                 continue
