@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import urllib.request
 from pathlib import Path
@@ -134,18 +135,28 @@ def test_priming_is_dropped_when_another_build_wrote_the_site_since(tmp_path: Pa
     assert str(site) not in KEPT
 
 
-@pytest.mark.parametrize("edited", ["ZZ_P0007_ZZ prompt, edited", "ZZ_P0007_ZZ PROMPT"])
+@pytest.mark.parametrize("edited", ["ZZ_P0007_ZZ prompt, edited", "ZZ_P0007_ZZ PROMPT", ""])
 def test_a_prompt_edited_in_place_is_seen_by_the_next_build_in_the_same_process(tmp_path: Path, edited: str) -> None:
-    # Its text alone changed, to another size or the same one: no other column tells.
+    # Its text alone changed (to another size, the same size, or emptied): no other column tells.
     agent = _agent(tmp_path, 20)
     site = tmp_path / "site"
+    store = agent / "history.db"
     build(site, agent)
     assert str(site) in KEPT  # the next build reads the store after this one's snapshot
-    connection = sqlite3.connect(agent / "history.db")
+    connection = sqlite3.connect(store)
     connection.execute("UPDATE history SET prompt = ? WHERE prompt = 'ZZ_P0007_ZZ prompt'", (edited,))
     connection.commit()
     connection.close()
     assert "prompts.html" in build(site, agent).written
     html = (site / "prompts.html").read_text(encoding="utf-8")
-    assert edited in html and "ZZ_P0007_ZZ prompt<" not in html
+    assert "ZZ_P0007_ZZ prompt<" not in html and (edited == "" or edited in html)
+    _same_as_a_fresh_build(site, agent, tmp_path / "fresh")
+    # And back: a prompt written into a row that was empty.
+    connection = sqlite3.connect(store)
+    connection.execute("UPDATE history SET prompt = 'ZZ_P0007_ZZ again' WHERE prompt = ?", (edited,))
+    connection.commit()
+    connection.close()
+    build(site, agent)
+    assert "ZZ_P0007_ZZ again" in (site / "prompts.html").read_text(encoding="utf-8")
+    shutil.rmtree(tmp_path / "fresh")
     _same_as_a_fresh_build(site, agent, tmp_path / "fresh")

@@ -69,11 +69,11 @@ class Snapshot:
     read scans ids and the small columns only, and fetches the prompts of rows that are new or changed."""
 
     columns: str  # what was selected: a changed schema reads every row again
-    # id -> its other columns as stored, and its prompt's size in bytes
-    meta: dict[int, tuple[object, ...]] = field(default_factory=dict)
+    meta: dict[int, tuple[object, ...]] = field(default_factory=dict)  # id -> its other columns as stored
     prompts: dict[int, Prompt] = field(default_factory=dict)  # in id order
     flags: dict[int, int] = field(default_factory=dict)  # id -> its problems (rows with one only)
     unkeyed: int = 0  # rows whose id is no integer: left out, and every read reads all rows
+    stamp: Sequence[int] = ()  # the store's fingerprint before the read (store_fingerprint)
 
 
 @dataclass(slots=True)
@@ -105,6 +105,7 @@ class _Ask:
     on_batch: OnBatch | None
     # Another reading of the same snapshot instead of the history table's (query_snapshot).
     work: Callable[[sqlite3.Connection], None] | None = None
+    stamp: Sequence[int] = ()  # the store's fingerprint before this read
 
 
 class _Moved(Exception):
@@ -227,19 +228,15 @@ def _read_rows(connection: sqlite3.Connection, read: StoreRead, ask: _Ask) -> No
                 read.problems.append(f"the history table has no {missing} column: prompts are shown without it")
         selected = ["id" if "id" in columns else "rowid", "prompt"]
         selected += [name if name in columns else "NULL" for name in _KNOWN[2:]]
-        # The prompt's size in bytes, which SQLite knows without handing the text over: a prompt
-        # edited in place (no other column changed) is then fetched again by a read after a snapshot,
-        # unless the edit kept its size exactly.
-        selected.append("length(CAST(prompt AS BLOB))")
         read.readable = True
         if ask.fts_words is not None:
             read.matched = _fts_match(connection, read, "history_fts" in tables, ask.fts_words)
         else:
             _probe_fts(connection, read, "history_fts" in tables)
-        snapshot = read.snapshot = Snapshot(", ".join(selected))
+        snapshot = read.snapshot = Snapshot(", ".join(selected), stamp=ask.stamp)
         damage = None
         if ask.previous is None or not _read_changes(connection, selected, ask.previous, read):
-            snapshot = read.snapshot = Snapshot(snapshot.columns)
+            snapshot = read.snapshot = Snapshot(snapshot.columns, stamp=ask.stamp)
             read.changed = None
             cursor = connection.execute(f"SELECT {snapshot.columns} FROM history ORDER BY 1")
             damage = _fetch(cursor, snapshot, ask.on_batch)
@@ -259,9 +256,10 @@ def _read_changes(connection: sqlite3.Connection, selected: list[str], previous:
     scan = connection.execute(f"SELECT {selected[0]}, {', '.join(selected[2:])} FROM history ORDER BY 1").fetchall()
     known = previous.meta
     changed = [row[0] for row in scan if known.get(row[0]) != row[1:]]
-    if not changed:
-        # Nothing new and no size changed, yet the store did: a prompt edited in place to the same
-        # size is found by its text alone (every text read, only in such a read).
+    if not changed and snapshot.stamp != previous.stamp:
+        # The store was written, yet no row's other columns changed: a prompt edited in place is
+        # found by its text alone (every text read, only in such a read; SQLite has no cheaper
+        # witness: no row version, and a text's size costs reading it).
         changed = _edited(connection, selected, previous)
     if len(changed) > _CHANGED_SHARE * len(scan) or any(type(row_id) is not int for row_id in changed):
         return False
@@ -292,11 +290,9 @@ def _edited(connection: sqlite3.Connection, selected: list[str], previous: Snaps
     edited = []
     prompts = previous.prompts
     for row_id, prompt in connection.execute(f"SELECT {selected[0]}, {selected[1]} FROM history ORDER BY 1"):
-        held = prompts.get(row_id)
-        if held is None:
-            continue  # empty before: a text now changed its size
+        held = prompts.get(row_id)  # None: empty (or NULL) when the snapshot was read
         text = prompt.decode("utf-8", "replace") if type(prompt) is bytes else _text(prompt, [0]) or ""
-        if text != held.text:
+        if text != (held.text if held is not None else ""):
             edited.append(row_id)
     return edited
 
@@ -347,7 +343,7 @@ def _fetch_rows(cursor: sqlite3.Cursor, snapshot: Snapshot, on_batch: OnBatch | 
         if on_batch is not None and prompts:
             on_batch(snapshot)
         for row in rows:
-            row_id, prompt, created, cwd, session_id, use_count, _ = row
+            row_id, prompt, created, cwd, session_id, use_count = row
             if type(row_id) is not int:
                 snapshot.unkeyed += 1
                 continue
@@ -526,9 +522,10 @@ def read_store(
         return read
     busy = moved = 0
     while True:
+        stamp = store_fingerprint(path)  # before the read: a write after it shows in the next
         attempt = StoreRead(path)
         try:
-            _read_once(str(path), header, attempt, _Ask(fts_words, previous, on_batch))
+            _read_once(str(path), header, attempt, _Ask(fts_words, previous, on_batch, stamp=stamp))
         except _Moved:
             moved += 1
             if moved < _CHANGED_RETRIES:
