@@ -454,7 +454,8 @@ def _update_prompts(
         "latest": result.latest,
     }
     # watch's later builds delete the chunks the last one listed and this one does not; a first build
-    # in a process looks at every stored chunk (one a stopped build stored and never listed too).
+    # in a process, or the first after priming, looks at every stored chunk (one a stopped build
+    # stored and never listed too).
     keep_prompt_chunks(site_dir, names, state.get("chunks") if kept is not None and kept.looked else None)
     replace_file(site_dir / STATE, orjson.dumps(new_state))
     for stale in (site_dir / _CACHE_DIR).glob("store-*.json"):
