@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from sitegen.cli import app
 from sitegen.redact import Redactor
 from sitegen.render.export import export_html
+from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
 from sitegen.transcript.attachments import (
     MAX_SUBAGENT_DEPTH,
@@ -139,6 +140,29 @@ def test_redaction_reaches_what_the_artifacts_hold(tmp_path: Path) -> None:
     # Over the budget for one output: its head and tail, measured and cut after redaction.
     assert "ZZ_HEAD_ZZ" in page and "ZZ_END_ZZ" in page and 'class="artifact-cut"' in page
     assert AWS_KEY not in page and "found " in page
+
+
+def test_an_artifact_swapped_for_a_link_after_it_was_resolved_leaves_only_itself_off_the_page(
+    tmp_path: Path,
+) -> None:
+    # Resolving opens each file for its size; the page reads it later, as far as it shows it. A file
+    # swapped in between for a link out of the folder is not followed: neither a log over the budget
+    # (read at its two ends) nor an output shown whole; the rest of the page is made as before.
+    session = session_with_places(tmp_path)
+    folder = session.with_suffix("")
+    (folder / "0.bash.log").write_text("ZZ_HEAD_ZZ\n" + "x" * 400_000 + "\nZZ_END_ZZ")
+    (folder / "7.bash.log").write_text("ZZ_SEVEN_ZZ\n")
+    transcript = resolve_attachments(load_transcript(session))
+    assert sorted(transcript.attachments) == ["agent://Scout", "artifact://0", "artifact://7"]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("ZZ_SECRET_HEAD_ZZ\n" + "y" * 400_000 + "\nZZ_SECRET_TAIL_ZZ")
+    for name in ("0.bash.log", "Scout.md"):
+        (folder / name).unlink()
+        (folder / name).symlink_to(secret)
+    html = PageRenderer().render(transcript, PageOptions())
+    assert "ZZ_SECRET_HEAD_ZZ" not in html and "ZZ_SECRET_TAIL_ZZ" not in html and "yyyy" not in html
+    # The log the link took the place of is not shown either; the other log and the session's own text are.
+    assert "ZZ_HEAD_ZZ" not in html and "ZZ_SEVEN_ZZ" in html and "done, see agent://Scout" in html
 
 
 def test_odek_frames_are_parsed_when_resolved() -> None:
