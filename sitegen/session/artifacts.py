@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Sequence
@@ -240,7 +241,7 @@ def _is_plain(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-# Where the system can refuse a link as it opens a file (O_NOFOLLOW), one the listing saw plain needs no look.
+# Where a link can be refused as a file is opened (O_NOFOLLOW), a name the listing saw plain needs no look.
 _REFUSES_LINKS = hasattr(os, "O_NOFOLLOW")
 
 
@@ -359,16 +360,26 @@ def open_output(url: str, dirs: Sequence[Path]) -> ArtifactFile | None:
     return _opened(folder / name, name in listing.plain)
 
 
+# Opening a file only for its size: never following a link, nor waiting on a FIFO.
+_SIZE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
 def _opened(path: Path, plain: bool) -> ArtifactFile:
     """The file, its size read from the open file; opened again (as _open opens it) when it is read.
-    One its folder's listing saw as a plain file needs no other look (see _target)."""
+    One its folder's listing saw as a plain file needs no other look (see _target). Only an open and
+    an fstat, not open_regular's file object: a long session's page sizes thousands of files."""
     target = _target(path, plain)
-    with _open(path, target) as handle:
+    try:
+        fd = os.open(target, _SIZE_FLAGS)
         try:
-            size = os.fstat(handle.fileno()).st_size
-        except OSError as error:
-            raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
-    return ArtifactFile(path, size, target)
+            status = os.fstat(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise ArtifactError(f"Cannot read {path}: not a regular file")
+    return ArtifactFile(path, status.st_size, target)
 
 
 def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:
