@@ -7,12 +7,14 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import Markup
 
-from sitegen.render.ansi import _OTHER_ESCAPES, _ansi_pieces, ansi_to_html
+from sitegen.render.ansi import _OTHER_ESCAPES, _SGR, _apply, _classes, _code, ansi_to_html
+from sitegen.render.base.text import escape_text
 from sitegen.render.page import _html_bytes
 
 # Text, markup characters, SGR sequences (with odd and huge parameters), other escapes and the
-# noncharacters the one-pass conversion marks spans with.
+# noncharacters an earlier one-pass conversion marked spans with.
 PIECES = st.sampled_from(
     [
         *"ab <>&\"'\n",
@@ -34,6 +36,34 @@ PIECES = st.sampled_from(
         "\ufdd2",
     ]
 )
+
+
+def _ansi_pieces(text: str) -> Markup:
+    """ansi_to_html one piece at a time, as it once was: the reference for the one-pass conversion."""
+    out: list[str] = []
+    state: dict[str, str] = {}
+    position = 0
+    open_span = False
+    for match in _SGR.finditer(text):
+        chunk = text[position : match.start()]
+        if chunk:
+            out.append(escape_text(chunk))
+        position = match.end()
+        codes = [_code(c) for c in match.group(1).split(";")] if match.group(1) else [0]
+        _apply(codes, state)
+        if open_span:
+            out.append("</span>")
+            open_span = False
+        classes = _classes(state)
+        if classes:
+            out.append(f'<span class="{classes}">')
+            open_span = True
+    tail = text[position:]
+    if tail:
+        out.append(escape_text(tail))
+    if open_span:
+        out.append("</span>")
+    return Markup("".join(out))
 
 
 @settings(max_examples=800, deadline=None)
