@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 
 from sitegen.render.ansi import _OTHER_ESCAPES, _SGR, _apply, _classes, _code, ansi_to_html
-from sitegen.render.base.text import escape_text
+from sitegen.render.base.text import INTRAWORD_UNDERSCORES, escape_text
 from sitegen.render.page import _html_bytes
 
 # Text, markup characters, SGR sequences (with odd and huge parameters), other escapes and the
@@ -84,3 +84,11 @@ def test_page_bytes_replace_control_characters(text: str) -> None:
     """C0 controls (but tab, newline and carriage return) and DEL become U+FFFD, whatever else is there."""
     expected = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "\ufffd", text).encode("utf-8", "surrogatepass")
     assert _html_bytes(text) == expected
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from([*"_a9Z _-é\n`*"]), max_size=40).map("".join))
+def test_intraword_underscores_are_the_runs_the_lookbehind_form_finds(text: str) -> None:
+    # The pattern starts with "_" for speed; its matches are those of the plain form.
+    plain = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
+    assert [m.span() for m in INTRAWORD_UNDERSCORES.finditer(text)] == [m.span() for m in plain.finditer(text)]
