@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from sitegen.render.ansi import _OTHER_ESCAPES, _SGR, _apply, _classes, _code, ansi_to_html
 from sitegen.render.base.text import INTRAWORD_UNDERSCORES, escape_text
+from sitegen.render.markdown.blocks import _CODE_OR_STRONG
 from sitegen.render.page import _html_bytes
 
 # Text, markup characters, SGR sequences (with odd and huge parameters), other escapes and the
@@ -92,3 +93,16 @@ def test_intraword_underscores_are_the_runs_the_lookbehind_form_finds(text: str)
     # The pattern starts with "_" for speed; its matches are those of the plain form.
     plain = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
     assert [m.span() for m in INTRAWORD_UNDERSCORES.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.lists(st.sampled_from(["**", "*", "`", " ", "a", "9", ".", "\\", "<", "x y", "\n"]), max_size=30).map("".join)
+)
+def test_code_or_strong_matches_what_the_lookbehind_first_form_matched(line: str) -> None:
+    # The strong branch looks behind its "**" once matched (for speed); the matches are the same.
+    plain = re.compile(
+        r"`([^`\n]+)`|(?:(?<=^)|(?<= ))\*\*([A-Za-z0-9](?:[^*`\\\[\]!<&~\n]*[A-Za-z0-9])?)\*\*(?=$|[ .,:;?)])"
+    )
+    found = [(m.span(), m.groups()) for m in _CODE_OR_STRONG.finditer(line)]
+    assert found == [(m.span(), m.groups()) for m in plain.finditer(line)]
