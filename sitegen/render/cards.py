@@ -48,14 +48,19 @@ def took_text(ms: int) -> str:
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
+def _html(value: Markup) -> str:
+    """Markup as it is (escaping it again, as html_escape would, only copies it); anything else escaped."""
+    return value if isinstance(value, Markup) else html_escape(value)
+
+
 def folded(f: Folded, cls: str) -> Markup:
     """A preview, and the rest folded behind a control that says how much it holds."""
     css = html_escape(cls)
-    html = f'<pre class="{css}">{html_escape(f.head)}</pre>'
+    html = f'<pre class="{css}">{_html(f.head)}</pre>'
     if f.rest:
         html += (
             f'<details class="fold"><summary>{html_escape(f.summary)}</summary>'
-            f'<pre class="{css} rest">{html_escape(f.rest)}</pre></details>'
+            f'<pre class="{css} rest">{_html(f.rest)}</pre></details>'
         )
     return Markup(html)
 
@@ -183,7 +188,7 @@ def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
     if v.output and v.output.lines:
         terminal = " terminal" if v.kind in ("bash", "generic") else ""
         out.append(f'<div class="tool-output{terminal}">{folded(v.output, "code highlight output")}</div>')
-    out.append(f"{images(v.images)}\n")
+    out.append(f"{images(v.images)}\n" if v.images else "\n")
     for attachment in v.attachments:
         # An output over the page's budget: loaded from beside the page when opened (artifacts.js).
         lazy = (
