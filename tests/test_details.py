@@ -1,5 +1,6 @@
-"""Each session's details file (.sitegen/details/<key>.json): written by its render, kept out of the
-manifest, read back by the pages that need it, and made again when it goes missing or is damaged."""
+"""Each session's details files (.sitegen/details/<key>.<part>.json, a file per page that reads them):
+written by its render, kept out of the manifest, read back by the pages that need them, each once a build,
+and made again when one goes missing or is damaged."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from fault_helpers import run_cli
 from site_helpers import make_session
 
-from sitegen.site.state.details import SessionDetails, read_details, write_details
+from sitegen.site.state.details import PARTS, SessionDetails, details_paths, read_details, write_details
 
 DETAILS = Path(".sitegen/details")
 MANIFEST = Path(".sitegen/manifest.json")
@@ -44,13 +45,17 @@ def _build(site: Path, agent: Path, jobs: str = "1") -> str:
 def test_a_file_per_session_holds_what_the_manifest_does_not(built: tuple[Path, Path]) -> None:
     _, site = built
     files = _details(site)
-    assert sorted(files) == sorted(f"2026-01-01T00-00-00-000Z_gamma-{n}.json" for n in range(3))
-    details = orjson.loads(files["2026-01-01T00-00-00-000Z_gamma-1.json"])
-    assert [prompt[3] for prompt in details["typed_prompts"]] == [
+    key = "2026-01-01T00-00-00-000Z_gamma-"
+    assert sorted(files) == sorted(f"{key}{n}.{part}.json" for n in range(3) for part in PARTS)
+    prompts = orjson.loads(files[f"{key}1.prompts.json"])
+    assert [prompt[3] for prompt in prompts["typed_prompts"]] == [
         "ZZ_GAMMA1_ZZ first question",
         "ZZ_GAMMA1_ZZ follow-up 0",
     ]
-    assert details["terms"] and details["tools"]["names"] == ["bash"]
+    assert sorted(prompts) == ["typed_prompts"]
+    assert sorted(orjson.loads(files[f"{key}1.terms.json"])) == ["terms"]
+    activity = orjson.loads(files[f"{key}1.activity.json"])
+    assert sorted(activity) == ["active", "speed", "tools"] and activity["tools"]["names"] == ["bash"]
     manifest = (site / MANIFEST).read_text()
     assert "ZZ_GAMMA1_ZZ follow-up" not in manifest and '"terms"' not in manifest and '"tools"' not in manifest
     # What the pages made of them.
@@ -75,32 +80,36 @@ def test_a_changed_session_rewrites_its_file_alone(tmp_path: Path) -> None:
     assert "1 rendered" in _build(site, agent)
     after = _details(site)
     changed = [name for name in after if after[name] != before[name]]
-    assert changed == ["2026-01-01T00-00-00-000Z_gamma-2.json"]
-    typed = orjson.loads(after[changed[0]])["typed_prompts"]
+    assert changed and all(name.startswith("2026-01-01T00-00-00-000Z_gamma-2.") for name in changed)
+    typed = orjson.loads(after["2026-01-01T00-00-00-000Z_gamma-2.prompts.json"])["typed_prompts"]
     assert typed[-1][3] == "ZZ_ADDED_ZZ"
     assert "ZZ_ADDED_ZZ" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
     # A session gone takes its file with it.
     session.unlink()
     _build(site, agent)
-    assert sorted(_details(site)) == sorted(name for name in before if name != changed[0])
+    assert sorted(_details(site)) == sorted(name for name in before if "_gamma-2." not in name)
 
 
-def test_a_missing_file_renders_its_session_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_a_missing_file_renders_its_session_again(tmp_path: Path, part: str) -> None:
     agent, site = _built(tmp_path)
     before = _details(site)
-    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-0.json").unlink()
+    (site / DETAILS / f"2026-01-01T00-00-00-000Z_gamma-0.{part}.json").unlink()
     assert "1 rendered" in _build(site, agent)
     assert _details(site) == before
     assert "is up to date" in _build(site, agent)
 
 
-@pytest.mark.parametrize("damage", [b"", b"{not json", b'{"terms": "many"}', b"\0" * 64])
+@pytest.mark.parametrize(
+    "damage", [b"", b"{not json", b'{"terms": "many"}', b'{"terms": {}, "typed_prompts": []}', b"\0" * 64]
+)
 def test_a_damaged_file_reads_as_none_and_its_session_is_rendered_again(tmp_path: Path, damage: bytes) -> None:
     agent, site = _built(tmp_path)
     before = _details(site)
-    path = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.json"
+    base = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1"
+    path = details_paths(base)["terms"]
     path.write_bytes(damage)
-    assert read_details(path) == SessionDetails()
+    assert read_details(base, "terms") == SessionDetails()
     assert not path.exists()  # removed: the next build renders the session again
     assert "1 rendered" in _build(site, agent)
     assert _details(site) == before
@@ -114,12 +123,21 @@ def test_details_round_trip(tmp_path: Path) -> None:
         active=[[1000, 2000]],
         speed=[["m", "2026-01-01", 10, 500]],
     )
-    path = tmp_path / "d.json"
-    write_details(path, details)
-    first = path.read_bytes()
-    assert read_details(path) == details
-    write_details(path, read_details(path))
-    assert path.read_bytes() == first
+    base = tmp_path / "d"
+    write_details(base, details)
+    first = {part: path.read_bytes() for part, path in details_paths(base).items()}
+    assert read_details(base, "prompts") == SessionDetails(typed_prompts=details.typed_prompts)
+    assert read_details(base, "terms") == SessionDetails(terms=details.terms)
+    assert read_details(base, "activity") == SessionDetails(
+        tools=details.tools, active=details.active, speed=details.speed
+    )
+    whole = SessionDetails()
+    for part, fields in PARTS.items():
+        for name in fields:
+            setattr(whole, name, getattr(read_details(base, part), name))
+    assert whole == details
+    write_details(base, whole)
+    assert {part: path.read_bytes() for part, path in details_paths(base).items()} == first
 
 
 def test_the_manifest_written_an_entry_at_a_time_is_whole_json(built: tuple[Path, Path], tmp_path: Path) -> None:
@@ -138,9 +156,9 @@ def test_the_manifest_written_an_entry_at_a_time_is_whole_json(built: tuple[Path
 def test_a_damaged_file_a_build_reads_is_said_and_made_again_by_the_next(tmp_path: Path) -> None:
     agent, site = _built(tmp_path)
     before = _details(site)
-    damaged = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.json"
+    damaged = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.terms.json"
     damaged.write_bytes(b"{not json")
-    # Another session changed: the Prompts, related and stats pages are made again, reading every file.
+    # Another session changed: the related and stats pages are made again, reading every file of theirs.
     with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
         handle.write(b'{"type":"custom","customType":"zz","id":"zz000001","parentId":"u2"}\n')
     done = run_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "1")
@@ -158,7 +176,7 @@ def test_a_damaged_file_a_build_reads_is_said_and_made_again_by_the_next(tmp_pat
 
 def test_a_prompts_page_made_from_a_damaged_file_is_made_again_by_the_next_build(tmp_path: Path) -> None:
     agent, site = _built(tmp_path)
-    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.json").write_bytes(b"\0" * 64)
+    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.prompts.json").write_bytes(b"\0" * 64)
     # A new prompt in another session: the Prompts page is made again, reading the damaged file as none.
     line = {
         "type": "message",

@@ -258,7 +258,7 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
     """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed;
     returns the files written, relative to site_dir."""
     records = {record.key: record for record in session_records}
-    terms = {key: record.read_details().terms for key, record in records.items()}
+    terms = {key: record.read_details("terms").terms for key, record in records.items()}
     related = remembered_related(state_dir / "related.json", terms)
     # What each file was written with, by digest and size: a file still of that size is not read back to
     # compare (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all
