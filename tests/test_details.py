@@ -4,6 +4,11 @@ and made again when one goes missing or is damaged."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import orjson
@@ -196,3 +201,50 @@ def test_a_prompts_page_made_from_a_damaged_file_is_made_again_by_the_next_build
     # The session is rendered again with the same record: the page is not taken as up to date.
     assert "1 rendered" in _build(site, agent)
     assert "ZZ_GAMMA1_ZZ follow-up 0" in prompts_data()
+
+
+# A build in its own process that names, through an audit hook, each details file it opens for reading (a line
+# each time, written at once: the CLI ends without the interpreter's teardown).
+_COUNTING = """
+import os, sys
+out = os.open(os.environ["READS_OUT"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+def hook(event, args):
+    if event != "open" or not isinstance(args[0], str) or "/.sitegen/details/" not in args[0]:
+        return
+    mode, flags = args[1], args[2]
+    if (("r" in mode and "+" not in mode) if mode is not None else (flags & os.O_ACCMODE) == os.O_RDONLY):
+        os.write(out, os.path.basename(args[0]).encode() + b"\\n")
+sys.addaudithook(hook)
+from sitegen.cli import main
+sys.exit(main())
+"""
+
+
+def _counted_build(site: Path, agent: Path, tmp_path: Path) -> Counter[str]:
+    """The build's reads of details files, by file name."""
+    out = tmp_path / "reads.txt"
+    command = [sys.executable, "-c", _COUNTING, "build", "--out", str(site), "--agent-dir", str(agent), "--jobs", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "READS_OUT": str(out)})
+    assert done.returncode == 0, done.stderr
+    return Counter(out.read_text().split())
+
+
+def test_a_build_reads_each_details_file_at_most_once(tmp_path: Path) -> None:
+    agent, site = _built(tmp_path)
+    # The site built again from nothing but the manifest's sessions: every page reads the files.
+    (site / "index.html").unlink()
+    shutil.rmtree(site / ".sitegen" / "prompts")
+    for path in (site / ".sitegen").glob("related*.json"):
+        path.unlink()
+    session = next(agent.glob("sessions/*/*_gamma-0.jsonl"))
+    line = {"type": "message", "id": "zz000003", "parentId": "u2", "timestamp": "2026-01-01T02:00:00.000Z"}
+    line["message"] = {"role": "user", "content": [{"type": "text", "text": "ZZ_ONE_MORE_ZZ"}], "timestamp": 0}
+    with session.open("ab") as handle:
+        handle.write(orjson.dumps(line) + b"\n")
+    reads = _counted_build(site, agent, tmp_path)
+    # The Prompts, related and stats pages were made again, each from every session's part of its own.
+    assert sorted(reads) == sorted(_details(site))
+    assert set(reads.values()) == {1}
+    assert "ZZ_ONE_MORE_ZZ" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
+    # A build with nothing to do reads none.
+    assert _counted_build(site, agent, tmp_path) == Counter()
