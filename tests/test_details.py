@@ -79,7 +79,12 @@ def test_a_changed_session_rewrites_its_file_alone(tmp_path: Path) -> None:
     before = _details(site)
     session = next(agent.glob("sessions/*/*_gamma-2.jsonl"))
     with session.open("ab") as handle:
-        line = {"type": "message", "id": "zz000009", "parentId": "u2", "timestamp": "2026-01-01T00:05:00.000Z"}
+        line: dict[str, object] = {
+            "type": "message",
+            "id": "zz000009",
+            "parentId": "u2",
+            "timestamp": "2026-01-01T00:05:00.000Z",
+        }
         line["message"] = {"role": "user", "content": [{"type": "text", "text": "ZZ_ADDED_ZZ"}], "timestamp": 0}
         handle.write(orjson.dumps(line) + b"\n")
     assert "1 rendered" in _build(site, agent)
@@ -237,7 +242,12 @@ def test_a_build_reads_each_details_file_at_most_once(tmp_path: Path) -> None:
     for path in (site / ".sitegen").glob("related*.json"):
         path.unlink()
     session = next(agent.glob("sessions/*/*_gamma-0.jsonl"))
-    line = {"type": "message", "id": "zz000003", "parentId": "u2", "timestamp": "2026-01-01T02:00:00.000Z"}
+    line: dict[str, object] = {
+        "type": "message",
+        "id": "zz000003",
+        "parentId": "u2",
+        "timestamp": "2026-01-01T02:00:00.000Z",
+    }
     line["message"] = {"role": "user", "content": [{"type": "text", "text": "ZZ_ONE_MORE_ZZ"}], "timestamp": 0}
     with session.open("ab") as handle:
         handle.write(orjson.dumps(line) + b"\n")
