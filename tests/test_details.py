@@ -258,3 +258,57 @@ def test_a_build_reads_each_details_file_at_most_once(tmp_path: Path) -> None:
     assert "ZZ_ONE_MORE_ZZ" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
     # A build with nothing to do reads none.
     assert _counted_build(site, agent, tmp_path) == Counter()
+
+
+# Two builds in one process, as `sitegen watch` makes them, a line appended to a session between them; the
+# details files the second opens for reading are named as above.
+_TWICE = """
+import os, sys
+from pathlib import Path
+from sitegen.site.build.config import BuildConfig
+from sitegen.site.build.pipeline import build_site
+site, agent, session, line, out = sys.argv[1:]
+config = BuildConfig(out=Path(site), agent_dirs=[Path(agent)], use_default_dirs=False, jobs=1)
+build_site(config)
+with open(session, "ab") as handle:
+    handle.write(line.encode() + b"\\n")
+written = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+def hook(event, args):
+    if event != "open" or not isinstance(args[0], str) or "/.sitegen/details/" not in args[0]:
+        return
+    mode, flags = args[1], args[2]
+    if (("r" in mode and "+" not in mode) if mode is not None else (flags & os.O_ACCMODE) == os.O_RDONLY):
+        os.write(written, os.path.basename(args[0]).encode() + b"\\n")
+sys.addaudithook(hook)
+assert len(build_site(config).rendered) == 1
+"""
+
+
+def test_a_rebuild_in_the_same_process_reads_the_terms_of_changed_sessions_alone(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    for number in range(4):
+        make_session(agent, "/work/gamma", f"gamma-{number}", f"ZZ_GAMMA{number}_ZZ shared words", entries=3)
+    site, out = tmp_path / "site", tmp_path / "reads.txt"
+    session = next(agent.glob("sessions/*/*_gamma-2.jsonl"))
+    line: dict[str, object] = {"type": "message", "id": "zz000004", "parentId": "u2"}
+    line["timestamp"] = "2026-01-01T03:00:00.000Z"
+    line["message"] = {"role": "user", "content": [{"type": "text", "text": "ZZ_WATCHED_ZZ words"}], "timestamp": 0}
+    command = [sys.executable, "-c", _TWICE, str(site), str(agent), str(session), orjson.dumps(line).decode(), str(out)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    reads = Counter(out.read_text().split())
+    assert set(reads.values()) == {1}
+    key = "2026-01-01T00-00-00-000Z_gamma-"
+    # The Prompts and stats pages read every session's part; the related lists only the changed session's.
+    assert sorted(name for name in reads if name.endswith(".terms.json")) == [f"{key}2.terms.json"]
+    assert {name for name in reads if not name.endswith(".terms.json")} == {
+        f"{key}{n}.{part}.json" for n in range(4) for part in ("prompts", "activity")
+    }
+    # What the held terms made is what a build in a fresh process makes of the same sessions.
+    fresh = tmp_path / "fresh"
+    _build(fresh, agent)
+    related = sorted(path.relative_to(site) for path in site.rglob("*.related.js"))
+    assert related and related == sorted(path.relative_to(fresh) for path in fresh.rglob("*.related.js"))
+    for relative in related:
+        assert (site / relative).read_bytes() == (fresh / relative).read_bytes()
+    assert (site / ".sitegen" / "related.json").read_bytes() == (fresh / ".sitegen" / "related.json").read_bytes()

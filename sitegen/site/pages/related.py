@@ -16,6 +16,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.fileio import open_regular, replace_file
+from sitegen.site.state.details import KeptPart
 from sitegen.site.state.jobs import related_script, relative_url
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.shape import conforms
@@ -254,11 +255,14 @@ def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> d
     return related
 
 
-def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[SessionRecord]) -> list[str]:
+def write_related(
+    state_dir: Path, site_dir: Path, session_records: Iterable[SessionRecord], keep: bool = False
+) -> list[str]:
     """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed;
-    returns the files written, relative to site_dir."""
+    returns the files written, relative to site_dir. keep: this process builds again (watch), so the
+    terms read are held for its next build, which reads again only the sessions that changed."""
     records = {record.key: record for record in session_records}
-    terms = {key: record.read_details("terms").terms for key, record in records.items()}
+    terms = _read_terms(site_dir, records, keep)
     related = remembered_related(state_dir / "related.json", terms)
     # What each file was written with, by digest and size: a file still of that size is not read back to
     # compare (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all
@@ -295,6 +299,26 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
         written.append(relative)
     replace_file(state_path, orjson.dumps({"inputs": inputs, "files": files}, option=orjson.OPT_SORT_KEYS))
     return written
+
+
+# By site folder: the terms the last build of this process read, for its next (keep).
+_KEPT: dict[str, KeptPart] = {}
+
+
+def _read_terms(site_dir: Path, records: Mapping[str, SessionRecord], keep: bool) -> dict[str, dict[str, int]]:
+    kept = _KEPT.pop(str(site_dir), None)
+    if not keep:
+        return {key: record.read_details("terms").terms for key, record in records.items()}
+    kept = kept or KeptPart("terms")
+    # A record that holds its details (a test's) has no file to read.
+    on_file = {
+        key: Path(record.details_base)
+        for key, record in records.items()
+        if record.details is None and record.details_base
+    }
+    read = dict(zip(on_file, kept.read(on_file.values()), strict=True))
+    _KEPT[str(site_dir)] = kept
+    return {key: (read[key] if key in read else record.read_details("terms")).terms for key, record in records.items()}
 
 
 def _load_pages_state(path: Path) -> tuple[str, dict[str, tuple[str, int]]]:
