@@ -312,3 +312,18 @@ def test_a_rebuild_in_the_same_process_reads_the_terms_of_changed_sessions_alone
     for relative in related:
         assert (site / relative).read_bytes() == (fresh / relative).read_bytes()
     assert (site / ".sitegen" / "related.json").read_bytes() == (fresh / ".sitegen" / "related.json").read_bytes()
+
+
+def test_a_site_of_the_whole_files_format_is_built_again_without_them(tmp_path: Path) -> None:
+    """A site an older version built (format 3: a whole details file per session) is built again, and
+    its whole files go."""
+    agent, site = _built(tmp_path)
+    parts = _details(site)
+    for number in range(3):
+        (site / DETAILS / f"2026-01-01T00-00-00-000Z_gamma-{number}.json").write_bytes(b'{"terms": {}}')
+    manifest = orjson.loads((site / MANIFEST).read_bytes())
+    manifest["format"] = 3
+    (site / MANIFEST).write_bytes(orjson.dumps(manifest))
+    output = _build(site, agent)
+    assert "3 rendered" in output and "is of another format (3, not 4)" in output
+    assert _details(site) == parts

@@ -99,6 +99,9 @@ def write_details(base: Path, details: SessionDetails) -> None:
     for part, path in details_paths(base).items():
         fields = {name: getattr(details, name) for name in PARTS[part]}
         replace_file(path, orjson.dumps(fields, option=orjson.OPT_SORT_KEYS), self_checking=True)
+    # The whole file (<key>.json) of a site an older version built: the new manifest format renders
+    # every session again, so each goes with its first render.
+    remove_file(base.with_name(f"{base.name}.json"))
 
 
 def remove_details(base: Path) -> None:
