@@ -166,9 +166,9 @@ def test_the_manifest_written_an_entry_at_a_time_is_whole_json(built: tuple[Path
 def test_a_damaged_file_a_build_reads_is_said_and_made_again_by_the_next(tmp_path: Path) -> None:
     agent, site = _built(tmp_path)
     before = _details(site)
-    damaged = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.terms.json"
+    damaged = site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.activity.json"
     damaged.write_bytes(b"{not json")
-    # Another session changed: the related and stats pages are made again, reading every file of theirs.
+    # Another session changed: the stats pages are made again, reading every file of theirs.
     with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
         handle.write(b'{"type":"custom","customType":"zz","id":"zz000001","parentId":"u2"}\n')
     done = run_cli("build", "--out", site, "--agent-dir", agent, "--jobs", "1")
@@ -258,6 +258,12 @@ def test_a_build_reads_each_details_file_at_most_once(tmp_path: Path) -> None:
     assert "ZZ_ONE_MORE_ZZ" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
     # A build with nothing to do reads none.
     assert _counted_build(site, agent, tmp_path) == Counter()
+    # A line that changes neither a typed prompt nor a related term: the stats pages alone read theirs.
+    with next(agent.glob("sessions/*/*_gamma-1.jsonl")).open("ab") as handle:
+        handle.write(b'{"type":"custom","customType":"zz","id":"zz000005","parentId":"u2"}\n')
+    reads = _counted_build(site, agent, tmp_path)
+    assert sorted(reads) == sorted(name for name in _details(site) if name.endswith(".activity.json"))
+    assert set(reads.values()) == {1}
 
 
 # Two builds in one process, as `sitegen watch` makes them, a line appended to a session between them; the

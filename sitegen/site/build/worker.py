@@ -27,7 +27,7 @@ from sitegen.session.entries import shorten
 from sitegen.site.build.artifact_files import ArtifactFiles
 from sitegen.site.build.assets import folder_hash
 from sitegen.site.pages.analytics import record_activity
-from sitegen.site.pages.related import session_terms
+from sitegen.site.pages.related import session_terms, terms_digest
 from sitegen.site.prompts.links import user_prompts
 from sitegen.site.prompts.session_prompts import typed_prompts
 from sitegen.site.search.index import extract_search_entries, has_search_entries, store_search_entries
@@ -345,6 +345,7 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         details.terms = _timed(job, "related", session_terms)(transcript)
         details.typed_prompts = typed_prompts(transcript)
         outcome.record.typed_digest = _digest_of(details.typed_prompts)
+        outcome.record.terms_digest = terms_digest(details.terms)
         # Written here, not held: the build process reads them only while a page needs them.
         outcome.record.details_base = str(details_base(Path(job.site_dir), job.key))
         write_details(Path(outcome.record.details_base), details)

@@ -9,7 +9,7 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import orjson
@@ -23,7 +23,7 @@ from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Transcript
 from sitegen.visible import visible
 
-__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "write_related"]
+__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "terms_digest", "write_related"]
 
 RELATED_COUNT = 5
 # Bump when what a <page>.related.js holds changes: every list file is then written again.
@@ -227,12 +227,25 @@ def _digest(value: object) -> str:
     return hashlib.sha256(orjson.dumps(value)).hexdigest()
 
 
-def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
+def terms_digest(terms: dict[str, int]) -> str:
+    """A session's terms as the related lists' input (SessionRecord.terms_digest), in sorted order as
+    its details file keeps them."""
+    return hashlib.blake2b(orjson.dumps(terms, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
+
+
+def remembered_related(state: Path, terms: Mapping[str, dict[str, int]]) -> dict[str, list[str]]:
     """related_sessions(terms), kept in the state file with digests of the terms and of the vectors
     it came from: a build that changed no session's terms reads the lists back, and so does one
     whose changes left every vector as it was (a line appended to a session mostly adds to counts
     of words too common to be weighed), without comparing every session with every other again."""
-    terms_digest = _digest({key: terms[key] for key in sorted(terms)})
+    return _remembered(state, {key: terms_digest(words) for key, words in terms.items()}, lambda: terms)
+
+
+def _remembered(
+    state: Path, digests: Mapping[str, str], read_terms: Callable[[], Mapping[str, Mapping[str, int]]]
+) -> dict[str, list[str]]:
+    """remembered_related, given each session's terms_digest: the terms are read only when one changed."""
+    inputs_digest = _digest(sorted(digests.items()))
     try:
         with open_regular(state) as handle:
             kept = orjson.loads(handle.read())
@@ -240,17 +253,17 @@ def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> d
         kept = None
     if not (isinstance(kept, dict) and conforms(kept.get("related"), dict[str, list[str]])):
         kept = {}
-    if kept.get("digest") == terms_digest:
+    if kept.get("digest") == inputs_digest:
         related: dict[str, list[str]] = kept["related"]
         return related
     # Vectors in sorted key order, each in its words' order: the digest covers all the scores read.
-    top = _vectors(terms)
+    top = _vectors(read_terms())
     vectors_digest = _digest(top)
     if kept.get("vectors") == vectors_digest:
         related = kept["related"]
     else:
         related = _most_similar(top, RELATED_COUNT)
-    state_json = {"digest": terms_digest, "vectors": vectors_digest, "related": related}
+    state_json = {"digest": inputs_digest, "vectors": vectors_digest, "related": related}
     replace_file(state, orjson.dumps(state_json, option=orjson.OPT_SORT_KEYS))
     return related
 
@@ -262,8 +275,12 @@ def write_related(
     returns the files written, relative to site_dir. keep: this process builds again (watch), so the
     terms read are held for its next build, which reads again only the sessions that changed."""
     records = {record.key: record for record in session_records}
-    terms = _read_terms(site_dir, records, keep)
-    related = remembered_related(state_dir / "related.json", terms)
+    digests = {key: record.terms_digest for key, record in records.items()}
+    if all(digests.values()):
+        # No file is read while no session's terms changed (most lines an agent appends change none).
+        related = _remembered(state_dir / "related.json", digests, lambda: _read_terms(site_dir, records, keep))
+    else:  # a record made without the digest (a test's, that holds its details)
+        related = remembered_related(state_dir / "related.json", _read_terms(site_dir, records, keep))
     # What each file was written with, by digest and size: a file still of that size is not read back to
     # compare (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all
     # the files are made of, the lists and the listed pages' titles: while it is the same, and each file is

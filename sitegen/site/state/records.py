@@ -151,6 +151,8 @@ class SessionRecord:
     index_digest: str = ""
     # What the typed prompts were (a digest of SessionDetails.typed_prompts): the Prompts page's inputs.
     typed_digest: str = ""
+    # What the related terms were (sitegen.site.pages.related.terms_digest): the related lists' inputs.
+    terms_digest: str = ""
     # The typed prompts, terms, tool calls, activity and speed (sitegen.site.state.details): held by a
     # record the worker has just made (or a test), else read from the details files (details_base and
     # the part's suffix) each time they are needed; neither is in the manifest.
