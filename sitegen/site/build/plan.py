@@ -216,7 +216,7 @@ def plan_sessions(config: BuildConfig, site: SiteState, result: BuildResult) -> 
         digest, problem = None, source.problem
         if old is not None and old.made_by == made_by:
             same_index = old.record is None or old.record.index_digest == index.digest(old.record.session_id)
-            # A session whose details file went (read back damaged, it is removed) is rendered again.
+            # A session with a details file gone (read back damaged, it is removed) is rendered again.
             same_index &= old.record is None or has_details(details, old.key)
             if old.fingerprint == stamp.to_json() and same_index:
                 current[path] = old
