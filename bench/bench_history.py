@@ -71,6 +71,8 @@ def add_one(store: Path) -> None:
 def forget() -> None:
     """Drop what this process kept of the last build: the next one is a new process's."""
     getattr(prompts, "_KEPT", {}).clear()
+    # And what an up-to-date build left to prime (sitegen.site.prompts.kept; not in older trees).
+    getattr(sys.modules.get("sitegen.site.prompts.kept"), "PRIMERS", {}).clear()
 
 
 def _cpu() -> float:
@@ -130,7 +132,9 @@ print(time.time(), flush=True)
 
 def watch_figures(site: Path, agent: Path, jobs: int | None, turns: int) -> None:
     """`sitegen watch` (in this process) while another process appends prompts: seconds from each
-    commit to the reload event that names prompts.html (the watcher polls the store every 0.2 s)."""
+    commit to the reload event that names prompts.html (the watcher polls the store every 0.2 s).
+    It starts on the site built last, as `sitegen watch` on a site already built; the first prompt
+    is sent once `watching` is set (the watches in place, and the stores primed)."""
     import json
     import subprocess
     import urllib.request
@@ -141,8 +145,26 @@ def watch_figures(site: Path, agent: Path, jobs: int | None, turns: int) -> None
     seconds = []
     forget()  # as a new `sitegen watch` process starts
     with LiveSite(config, port=0) as live:
+        started = time.perf_counter()
         live.start()
+        built = time.perf_counter() - started
+        # Pages asked for at once: served while the watcher catches up and primes the stores.
+        pages = []
+        for page in ("index.html", "prompts.html"):
+            asked = time.perf_counter()
+            urllib.request.urlopen(live.url + page, timeout=30).read()
+            pages.append(f"{page} {time.perf_counter() - asked:.2f} s")
+        # And again until it watches: the slowest answer while it catches up and primes.
+        slowest = 0.0
+        while not live.watching.is_set() and time.perf_counter() - started < 10:
+            asked = time.perf_counter()
+            urllib.request.urlopen(live.url + "prompts.html", timeout=30).read()
+            slowest = max(slowest, time.perf_counter() - asked)
         live.watching.wait(10)
+        print(
+            f"watch start: first build {built:.2f} s, then {', '.join(pages)}; watching "
+            f"{time.perf_counter() - started:.2f} s after start (prompts.html meanwhile: at worst {slowest:.2f} s)"
+        )
         for turn in range(turns):
             stream = urllib.request.urlopen(f"{live.url}__sitegen__/events?since={live.version.token}", timeout=30)
             text = f"watched prompt {turn} {time.time_ns()}"

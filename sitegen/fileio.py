@@ -105,11 +105,13 @@ def replace_file_if_changed(path: Path, data: bytes | str) -> bool:
     return True
 
 
-def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
-    """A regular file (or a link to one) opened for reading; OSError for anything else, which a read
-    could wait on forever (a FIFO without a writer, a socket) or never finish (a device)."""
+def open_regular(path: str | os.PathLike[str], buffering: int = -1, follow_links: bool = True) -> BinaryIO:
+    """A regular file (or a link to one, unless not follow_links where the system can refuse links)
+    opened for reading; OSError for anything else, which a read could wait on forever (a FIFO without a
+    writer, a socket) or never finish (a device)."""
     # Non-blocking: opening a FIFO for reading would already wait.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags if follow_links else flags | getattr(os, "O_NOFOLLOW", 0))
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -123,10 +125,10 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
         raise
 
 
-def read_regular_file(path: Path, limit: int) -> bytes:
-    """A regular file's bytes (or a link's to one), at most limit + 1 of them, so a caller can tell it
-    was longer (see open_regular for what else is refused)."""
-    with open_regular(path, buffering=0) as handle:
+def read_regular_file(path: Path, limit: int, follow_links: bool = True) -> bytes:
+    """A regular file's bytes (or a link's to one, see open_regular), at most limit + 1 of them, so a
+    caller can tell it was longer (see open_regular for what else is refused)."""
+    with open_regular(path, buffering=0, follow_links=follow_links) as handle:
         size = os.fstat(handle.fileno()).st_size
         # Sized by the file, not the limit: a read of limit + 1 bytes would reserve that much each time.
         return handle.read() if size <= limit else handle.read(limit + 1)

@@ -17,7 +17,16 @@ from sessions import BASE_MS, SessionBuilder, text, tool_call
 from typer.testing import CliRunner
 
 from sitegen.cli import app
-from sitegen.transcript.activity import ACTIVE_GAP_MS, active_by_day, active_runs, merge_runs, tool_uses
+from sitegen.render.timeline import timeline_spans
+from sitegen.transcript.activity import (
+    ACTIVE_GAP_MS,
+    active_by_day,
+    active_runs,
+    call_duration,
+    call_durations,
+    merge_runs,
+    tool_uses,
+)
 from sitegen.transcript.load import load_transcript
 
 runner = CliRunner()
@@ -141,6 +150,44 @@ def test_tool_uses_time_each_call_from_its_message_to_its_result(tmp_path: Path)
         ("edit", 4000, False),
     ]
     assert uses[0].output_bytes == len("2 failed")
+
+
+def test_one_rule_times_a_call_for_the_stats_the_cards_and_the_timeline(tmp_path: Path) -> None:
+    # call_duration owns the rule: from the call's message to its result's entry, None when a time is
+    # unknown, when there is no result, or when the result is older than the call (a clock that went
+    # back); 0 ms for one stamped with its call's time. tool_uses (stats), call_durations (the cards'
+    # "took") and the timeline's spans all time calls by it.
+    b = SessionBuilder(session_id="rule-0001")
+    b.user("u1", "go")
+    b.assistant("a1", [tool_call("c1", "bash", command="make")])
+    b.clock += 2000
+    b.tool_result("r1", "c1", "bash", "made")  # 3 s after its call
+    b.assistant("a2", [tool_call("c2", "bash", command="date")])
+    b.tool_result("r2", "c2", "bash", "back")
+    b.entries[-1]["timestamp"] = b.entries[-3]["timestamp"]  # older than its call: the clock went back
+    b.assistant("a3", [tool_call("c3", "read", path="a")])
+    b.tool_result("r3", "c3", "read", "same time")
+    b.entries[-1]["timestamp"] = b.entries[-2]["timestamp"]  # stamped with its call's time: 0 ms
+    b.assistant("a4", [tool_call("c4", "read", path="b")])
+    b.tool_result("r4", "c4", "read", "no time")
+    del b.entries[-1]["timestamp"]  # the result's time unknown
+    b.assistant("a5", [tool_call("c5", "read", path="c")])
+    del b.entries[-1]["timestamp"]  # the call's time unknown
+    b.tool_result("r5", "c5", "read", "late")
+    b.assistant("a6", [tool_call("c6", "read", path="d")])  # never answered
+    b.user("u2", "stop")
+    transcript = load_transcript(b.write(tmp_path / "rule.jsonl"))
+    by_call = {node.id: node for node in transcript.nodes if node.tool_calls}
+    ruled = {
+        call.result.node_id if call.result else node_id: call_duration(transcript, node, call.result)
+        for node_id, node in by_call.items()
+        for call in node.tool_calls
+    }
+    assert ruled == {"r1": 3000, "r2": None, "r3": 0, "r4": None, "r5": None, "a6": None}
+    assert [use.duration_ms for use in tool_uses(transcript)] == list(ruled.values())
+    assert call_durations(transcript) == {"r1": 3000, "r3": 0}
+    spans = [span for span in timeline_spans(transcript, transcript.nodes) if span.lane == "tools"]
+    assert [(span.target, span.end - span.start) for span in spans] == [("r1", 3000), ("r3", 0)]
 
 
 def test_active_time_counts_gaps_of_at_most_ten_minutes() -> None:

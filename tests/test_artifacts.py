@@ -350,3 +350,36 @@ def test_a_file_listed_plain_then_made_a_link_out_is_not_followed(tmp_path: Path
         open_artifact("artifact://0", [folder])
     with pytest.raises(ArtifactError, match="Cannot read"):
         open_output("agent://1-Task", [folder])
+
+
+@pytest.mark.parametrize("linked", [False, True])
+def test_a_found_file_swapped_for_a_link_out_is_not_read(tmp_path: Path, linked: bool) -> None:
+    # Found (and sized) first, read later as far as a page shows it: a link put in the file's place in
+    # between, out of the folder, is refused by every read, whether the file was found plain or through
+    # a link inside its folder (then where that link led is what is read).
+    import os
+
+    from sitegen.session.artifacts import open_artifact, open_output
+
+    folder = tmp_path / "session"
+    folder.mkdir()
+    if linked:
+        (folder / "kept.txt").write_text("the log\n")
+        (folder / "0.bash.log").symlink_to("kept.txt")
+        (folder / "1-Task.md").symlink_to(folder / "kept.txt")
+    else:
+        (folder / "0.bash.log").write_text("the log\n")
+        (folder / "1-Task.md").write_text("the log\n")
+    found = [open_artifact("artifact://0", [folder]), open_output("agent://1-Task", [folder])]
+    assert [file.text() if file else None for file in found] == ["the log\n", "the log\n"]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("ZZ_OUTSIDE_ZZ")
+    for name in ("kept.txt", "0.bash.log", "1-Task.md") if linked else ("0.bash.log", "1-Task.md"):
+        (folder / name).unlink()
+        os.symlink(secret, folder / name)
+    for file in found:
+        assert file is not None
+        with pytest.raises(ArtifactError, match=r"^Cannot read "):
+            file.ends(4, 4)
+        with pytest.raises(ArtifactError, match=r"^Cannot read "):
+            file.text()

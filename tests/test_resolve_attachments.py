@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from sitegen.cli import app
 from sitegen.redact import Redactor
 from sitegen.render.export import export_html
+from sitegen.render.page import PageOptions, PageRenderer
 from sitegen.resources import resource_dir
 from sitegen.transcript.attachments import (
     MAX_SUBAGENT_DEPTH,
@@ -139,6 +140,67 @@ def test_redaction_reaches_what_the_artifacts_hold(tmp_path: Path) -> None:
     # Over the budget for one output: its head and tail, measured and cut after redaction.
     assert "ZZ_HEAD_ZZ" in page and "ZZ_END_ZZ" in page and 'class="artifact-cut"' in page
     assert AWS_KEY not in page and "found " in page
+
+
+def test_a_redacted_agent_output_is_looked_up_and_read_once_and_shown_redacted(tmp_path: Path, temp_dir: Path) -> None:
+    # Through a text filter a whole agent:// output is text: read once while resolving, not first opened
+    # as a handle and then looked up again. Every open of the output's file is counted by an audit hook.
+    session = session_with_places(tmp_path)
+    (session.with_suffix("") / "Scout.md").write_text(f"ZZ_FOUND_ZZ {AWS_KEY}")
+    script = f"""
+import sys
+from pathlib import Path
+from sitegen.redact import Redactor
+from sitegen.transcript.attachments import TextOutput, resolve_attachments
+from sitegen.transcript.load import load_transcript
+
+session = Path({str(session)!r})
+transcript = load_transcript(session)
+opened = []
+def hook(event, args):
+    if event == "open" and isinstance(args[0], str) and Path(args[0]).name == "Scout.md":
+        opened.append(args[0])
+sys.addaudithook(hook)
+resolve_attachments(transcript, text_filter=Redactor().redact)
+output = transcript.attachments["agent://Scout"].output
+assert isinstance(output, TextOutput), output
+print(len(opened), output.text())
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "1 ZZ_FOUND_ZZ [REDACTED:aws-access-key-id]\n"
+    # The pages that leave the machine show it so: export --redact, and share.
+    out = tmp_path / "page.html"
+    handler = tmp_path / "handler.py"
+    handler.write_text(f"import shutil\ndef share(p):\n    shutil.copy(p, {str(tmp_path / 'shared.html')!r})\n")
+    for args in (["export", str(session), str(out), "--redact"], ["share", str(session), "--handler", str(handler)]):
+        assert CliRunner().invoke(app, args).exit_code == 0, args
+    for page in (out, tmp_path / "shared.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "ZZ_FOUND_ZZ [REDACTED:aws-access-key-id]" in html and AWS_KEY not in html, page.name
+
+
+def test_an_artifact_swapped_for_a_link_after_it_was_resolved_leaves_only_itself_off_the_page(
+    tmp_path: Path,
+) -> None:
+    # Resolving opens each file for its size; the page reads it later, as far as it shows it. A file
+    # swapped in between for a link out of the folder is not followed: neither a log over the budget
+    # (read at its two ends) nor an output shown whole; the rest of the page is made as before.
+    session = session_with_places(tmp_path)
+    folder = session.with_suffix("")
+    (folder / "0.bash.log").write_text("ZZ_HEAD_ZZ\n" + "x" * 400_000 + "\nZZ_END_ZZ")
+    (folder / "7.bash.log").write_text("ZZ_SEVEN_ZZ\n")
+    transcript = resolve_attachments(load_transcript(session))
+    assert sorted(transcript.attachments) == ["agent://Scout", "artifact://0", "artifact://7"]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("ZZ_SECRET_HEAD_ZZ\n" + "y" * 400_000 + "\nZZ_SECRET_TAIL_ZZ")
+    for name in ("0.bash.log", "Scout.md"):
+        (folder / name).unlink()
+        (folder / name).symlink_to(secret)
+    html = PageRenderer().render(transcript, PageOptions())
+    assert "ZZ_SECRET_HEAD_ZZ" not in html and "ZZ_SECRET_TAIL_ZZ" not in html and "yyyy" not in html
+    # The log the link took the place of is not shown either; the other log and the session's own text are.
+    assert "ZZ_HEAD_ZZ" not in html and "ZZ_SEVEN_ZZ" in html and "done, see agent://Scout" in html
 
 
 def test_odek_frames_are_parsed_when_resolved() -> None:

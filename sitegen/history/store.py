@@ -73,6 +73,7 @@ class Snapshot:
     prompts: dict[int, Prompt] = field(default_factory=dict)  # in id order
     flags: dict[int, int] = field(default_factory=dict)  # id -> its problems (rows with one only)
     unkeyed: int = 0  # rows whose id is no integer: left out, and every read reads all rows
+    stamp: Sequence[int] = ()  # the store's fingerprint before the read (store_fingerprint)
 
 
 @dataclass(slots=True)
@@ -104,6 +105,7 @@ class _Ask:
     on_batch: OnBatch | None
     # Another reading of the same snapshot instead of the history table's (query_snapshot).
     work: Callable[[sqlite3.Connection], None] | None = None
+    stamp: Sequence[int] = ()  # the store's fingerprint before this read
 
 
 class _Moved(Exception):
@@ -231,10 +233,10 @@ def _read_rows(connection: sqlite3.Connection, read: StoreRead, ask: _Ask) -> No
             read.matched = _fts_match(connection, read, "history_fts" in tables, ask.fts_words)
         else:
             _probe_fts(connection, read, "history_fts" in tables)
-        snapshot = read.snapshot = Snapshot(", ".join(selected))
+        snapshot = read.snapshot = Snapshot(", ".join(selected), stamp=ask.stamp)
         damage = None
         if ask.previous is None or not _read_changes(connection, selected, ask.previous, read):
-            snapshot = read.snapshot = Snapshot(snapshot.columns)
+            snapshot = read.snapshot = Snapshot(snapshot.columns, stamp=ask.stamp)
             read.changed = None
             cursor = connection.execute(f"SELECT {snapshot.columns} FROM history ORDER BY 1")
             damage = _fetch(cursor, snapshot, ask.on_batch)
@@ -254,6 +256,11 @@ def _read_changes(connection: sqlite3.Connection, selected: list[str], previous:
     scan = connection.execute(f"SELECT {selected[0]}, {', '.join(selected[2:])} FROM history ORDER BY 1").fetchall()
     known = previous.meta
     changed = [row[0] for row in scan if known.get(row[0]) != row[1:]]
+    if not changed and snapshot.stamp != previous.stamp:
+        # The store was written, yet no row's other columns changed: a prompt edited in place is
+        # found by its text alone (every text read, only in such a read; SQLite has no cheaper
+        # witness: no row version, and a text's size costs reading it).
+        changed = _edited(connection, selected, previous)
     if len(changed) > _CHANGED_SHARE * len(scan) or any(type(row_id) is not int for row_id in changed):
         return False
     fresh = Snapshot(snapshot.columns)
@@ -276,6 +283,18 @@ def _read_changes(connection: sqlite3.Connection, selected: list[str], previous:
             flags[row_id] = flag
     read.changed = set(changed) | (known.keys() - meta.keys())
     return True
+
+
+def _edited(connection: sqlite3.Connection, selected: list[str], previous: Snapshot) -> list[int]:
+    """The ids whose prompt is not the text the snapshot holds for them, as _fetch_rows decodes it."""
+    edited = []
+    prompts = previous.prompts
+    for row_id, prompt in connection.execute(f"SELECT {selected[0]}, {selected[1]} FROM history ORDER BY 1"):
+        held = prompts.get(row_id)  # None: empty (or NULL) when the snapshot was read
+        text = prompt.decode("utf-8", "replace") if type(prompt) is bytes else _text(prompt, [0]) or ""
+        if text != (held.text if held is not None else ""):
+            edited.append(row_id)
+    return edited
 
 
 def _probe_fts(connection: sqlite3.Connection, read: StoreRead, present: bool) -> None:
@@ -503,9 +522,10 @@ def read_store(
         return read
     busy = moved = 0
     while True:
+        stamp = store_fingerprint(path)  # before the read: a write after it shows in the next
         attempt = StoreRead(path)
         try:
-            _read_once(str(path), header, attempt, _Ask(fts_words, previous, on_batch))
+            _read_once(str(path), header, attempt, _Ask(fts_words, previous, on_batch, stamp=stamp))
         except _Moved:
             moved += 1
             if moved < _CHANGED_RETRIES:

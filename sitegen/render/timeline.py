@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from sitegen.render.cards import took_text
 from sitegen.render.header import duration_text
-from sitegen.transcript.activity import ACTIVE_GAP_MS, generation_ms
+from sitegen.transcript.activity import ACTIVE_GAP_MS, call_duration, generation_ms
 from sitegen.transcript.model import Node, Transcript
 
 __all__ = ["LANES", "MAX_SPANS", "Span", "timeline_spans", "timeline_svg"]
@@ -48,19 +48,21 @@ def _clock(ms: int, with_day: bool) -> str:
 
 
 def _call_spans(node: Node, transcript: Transcript) -> list[Span]:
-    spans = []
+    spans: list[Span] = []
     start = node.time_ms
+    if start is None:
+        return spans
     for call in node.tool_calls:
         result = call.result
-        answer = transcript.by_id.get(result.node_id) if result is not None else None
-        if start is None or answer is None or answer.time_ms is None or answer.time_ms < start:
+        took = call_duration(transcript, node, result)
+        if result is None or took is None:
             continue
         name = call.name or "tool"
         subagent = name.lower() in _SUBAGENT_TOOLS
         kind = "subagent" if subagent else _TOOL_KINDS.get(name.lower(), "tool")
-        failed = " (failed)" if result is not None and result.is_error else ""
-        title = f"{name}{failed} · {took_text(answer.time_ms - start)}"
-        spans.append(Span("subagents" if subagent else "tools", kind, start, answer.time_ms, title, answer.id))
+        failed = " (failed)" if result.is_error else ""
+        title = f"{name}{failed} · {took_text(took)}"
+        spans.append(Span("subagents" if subagent else "tools", kind, start, start + took, title, result.node_id))
     return spans
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
@@ -12,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import parse_qs, unquote
 
 from sitegen.errors import ArtifactError
@@ -242,22 +241,44 @@ def _is_plain(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _check_link(path: Path) -> None:
-    """A link out of its folder is not followed: what a page inlines (and share uploads) stays what the
-    session's own folder holds."""
+# Where a link can be refused as a file is opened (O_NOFOLLOW), a name the listing saw plain needs no look.
+_REFUSES_LINKS = hasattr(os, "O_NOFOLLOW")
+
+
+def _target(path: Path, plain: bool) -> Path:
+    """What is opened for path: path itself when its folder's listing saw a plain file, else where it
+    leads, resolved once. A link out of its folder is not followed, so what a page inlines (and share
+    uploads) stays what the session's own folder holds; and as the target is opened without following a
+    link (_open), a file swapped for a link since it was found is refused, not followed."""
+    if plain and _REFUSES_LINKS:
+        return path
     try:
-        if path.is_symlink() and path.parent.resolve() not in path.resolve().parents:
-            raise ArtifactError(f"Cannot read {path}: it links outside {path.parent}")
-    except (OSError, RuntimeError) as error:
+        resolved = path.resolve()
+        inside = path.parent.resolve() in resolved.parents
+    except (OSError, RuntimeError) as error:  # RuntimeError: a link loop
         raise ArtifactError(f"Cannot read {path}: {error}") from None
+    if not inside:
+        raise ArtifactError(f"Cannot read {path}: it links outside {path.parent}")
+    return resolved
 
 
-def _read_text(path: Path) -> str:
-    """A regular file's text, at most MAX_READ_BYTES of it: a FIFO would wait for a writer forever,
-    and a link to /dev/zero never ends (see _check_link for links)."""
-    _check_link(path)
+def _open(path: Path, target: Path) -> BinaryIO:
+    """path's file, opened at target (_target) without following a link; a FIFO, a device or a folder
+    is refused (a FIFO would wait for a writer forever, /dev/zero never ends)."""
     try:
-        data = read_regular_file(path, MAX_READ_BYTES)
+        return open_regular(target, buffering=0, follow_links=False)
+    except OSError as error:
+        raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
+
+
+def _read_text(path: Path, plain: bool) -> str:
+    """A file's text (found as _target finds it, opened as _open opens it), at most MAX_READ_BYTES of it."""
+    return _read_target(path, _target(path, plain))
+
+
+def _read_target(path: Path, target: Path) -> str:
+    try:
+        data = read_regular_file(target, MAX_READ_BYTES, follow_links=False)
     except OSError as error:
         raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
     text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
@@ -273,20 +294,23 @@ class ArtifactFile:
 
     path: Path
     size: int  # in bytes
+    # What is opened, each time without following a link (see _target): path, or where its link
+    # led inside its folder when it was found.
+    target: Path
 
     def text(self) -> str:
-        return _read_text(self.path)
+        return _read_target(self.path, self.target)
 
     def ends(self, head: int, tail: int) -> tuple[str, str]:
         """Its first head and last tail bytes (fewer when they overlap), as text cut at whole
         characters: UTF-8's continuation bytes are left off at either cut."""
-        try:
-            with open_regular(self.path, buffering=0) as handle:
+        with _open(self.path, self.target) as handle:
+            try:
                 first = handle.read(head)
                 handle.seek(max(len(first), self.size - tail))
                 last = handle.read(tail)
-        except OSError as error:
-            raise ArtifactError(f"Cannot read {self.path}: {error.strerror}") from None
+            except OSError as error:
+                raise ArtifactError(f"Cannot read {self.path}: {error.strerror}") from None
         return _decode_cut(first, at_end=True), _decode_cut(last, at_end=False)
 
 
@@ -336,40 +360,30 @@ def open_output(url: str, dirs: Sequence[Path]) -> ArtifactFile | None:
     return _opened(folder / name, name in listing.plain)
 
 
-# Opening a file for its size, never following a link nor waiting on a FIFO (0 where links cannot be refused).
-_NO_FOLLOW = (
-    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    if hasattr(os, "O_NOFOLLOW")
-    else 0
-)
+# Opening a file only for its size: never following a link, nor waiting on a FIFO.
+_SIZE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 
 def _opened(path: Path, plain: bool) -> ArtifactFile:
-    """The file, its size read from the open file. One its folder's listing saw as a plain file is
-    opened without following a link (so one put in its place since is refused, not followed) and needs
-    no other look; any other is checked as _read_text checks it."""
-    plain = plain and _NO_FOLLOW != 0
-    if not plain:
-        _check_link(path)
+    """The file, its size read from the open file; opened again (as _open opens it) when it is read.
+    One its folder's listing saw as a plain file needs no other look (see _target). Only an open and
+    an fstat, not open_regular's file object: a long session's page sizes thousands of files."""
+    target = _target(path, plain)
     try:
-        if plain:
-            fd = os.open(path, _NO_FOLLOW)
-            try:
-                status = os.fstat(fd)
-            finally:
-                os.close(fd)
-            if not stat.S_ISREG(status.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file")
-            return ArtifactFile(path, status.st_size)
-        with open_regular(path, buffering=0) as handle:
-            size = os.fstat(handle.fileno()).st_size
+        fd = os.open(target, _SIZE_FLAGS)
+        try:
+            status = os.fstat(fd)
+        finally:
+            os.close(fd)
     except OSError as error:
         raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
-    return ArtifactFile(path, size)
+    if not stat.S_ISREG(status.st_mode):
+        raise ArtifactError(f"Cannot read {path}: not a regular file")
+    return ArtifactFile(path, status.st_size, target)
 
 
 def _resolve_artifact(artifact_id: str, dirs: Sequence[Path]) -> str:
-    return _read_text(_artifact_path(artifact_id, dirs)[0])
+    return _read_text(*_artifact_path(artifact_id, dirs))
 
 
 def _artifact_path(artifact_id: str, dirs: Sequence[Path]) -> tuple[Path, bool]:
@@ -429,8 +443,8 @@ def _resolve_agent(output_id: str, path: str, query: str, dirs: Sequence[Path]) 
     by_path = path not in ("", "/")
     if by_path and q:
         raise ArtifactError("agent:// URL cannot combine path extraction with ?q=")
-    found = _agent_folder(output_id, listings)[0]
-    text = _read_text(found / f"{output_id}.md")
+    found, listing = _agent_folder(output_id, listings)
+    text = _read_text(found / f"{output_id}.md", f"{output_id}.md" in listing.plain)
     if not by_path and not q:
         return text
     value = _load_json(found, output_id, text)
@@ -450,7 +464,7 @@ def _load_json(folder: Path, output_id: str, text: str) -> Any:
     try:
         if sidecar.is_file():
             try:
-                return json.loads(_read_text(sidecar))
+                return json.loads(_read_text(sidecar, False))
             except ValueError:
                 pass  # a partly written sidecar: fall back to the .md
         try:

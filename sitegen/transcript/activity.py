@@ -7,13 +7,14 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import NamedTuple
 
-from sitegen.transcript.model import Node, Transcript
+from sitegen.transcript.model import Node, ToolResult, Transcript
 
 __all__ = [
     "ACTIVE_GAP_MS",
     "ToolUse",
     "active_by_day",
     "active_runs",
+    "call_duration",
     "call_durations",
     "day_of_ms",
     "generation_ms",
@@ -35,9 +36,7 @@ class ToolUse(NamedTuple):
     call_node: str
     result_node: str | None
     start_ms: int | None
-    # From the assistant message that made the call to the entry holding its result; None when either
-    # time is unknown or the result is older than the call (a clock that went back).
-    duration_ms: int | None
+    duration_ms: int | None  # call_duration's: None when not known
     failed: bool
     output_bytes: int
 
@@ -57,20 +56,27 @@ def day_of_ms(ms: int | None) -> str | None:
         return None
 
 
+def call_duration(transcript: Transcript, call_node: Node, result: ToolResult | None) -> int | None:
+    """How long a tool call took, in ms: from the assistant message that made it (call_node) to the
+    entry holding its result, as the session's timestamps say. None without a result, when either time
+    is unknown (or the result's entry is not in the transcript), or when the result is older than the
+    call (a clock that went back); a result stamped with its call's time took 0 ms."""
+    start = call_node.time_ms
+    if result is None or start is None:
+        return None
+    answer = transcript.by_id.get(result.node_id)
+    end = answer.time_ms if answer is not None else None
+    return end - start if end is not None and end >= start else None
+
+
 def tool_uses(transcript: Transcript, nodes: Sequence[Node] | None = None) -> list[ToolUse]:
     """Every tool call of the given nodes (default: the whole file), in order."""
-    by_id = transcript.by_id
     uses = []
     for node in transcript.nodes if nodes is None else nodes:
         for call in node.tool_calls:
             result = call.result
-            duration = None
             size = 0
             if result is not None:
-                answer = by_id.get(result.node_id)
-                end = answer.time_ms if answer is not None else None
-                if end is not None and node.time_ms is not None and end >= node.time_ms:
-                    duration = end - node.time_ms
                 size = sum(len(part.text.encode("utf-8", "surrogatepass")) for part in result.parts)
             uses.append(
                 ToolUse(
@@ -78,7 +84,7 @@ def tool_uses(transcript: Transcript, nodes: Sequence[Node] | None = None) -> li
                     call_node=node.id,
                     result_node=result.node_id if result is not None else None,
                     start_ms=node.time_ms,
-                    duration_ms=duration,
+                    duration_ms=call_duration(transcript, node, result),
                     failed=result is not None and result.is_error,
                     output_bytes=size,
                 )
@@ -87,21 +93,16 @@ def tool_uses(transcript: Transcript, nodes: Sequence[Node] | None = None) -> li
 
 
 def call_durations(transcript: Transcript) -> dict[str, int]:
-    """Result entry id -> milliseconds from its call, for the tool cards: tool_uses' durations, without
-    measuring every output in UTF-8 as it does (a page works this out before its rendering can start)."""
-    by_id = transcript.by_id
+    """Result entry id -> call_duration of the call it answers, for the tool cards (where it is known):
+    tool_uses' durations, without measuring every output in UTF-8 as it does (a page works this out
+    before its rendering can start)."""
     durations: dict[str, int] = {}
     for node in transcript.nodes:
-        start = node.time_ms
-        for part in node.parts:
+        for part in node.parts:  # not node.tool_calls, which makes a list per node
             call = part.call
             result = call.result if call is not None else None
-            if result is None or start is None:
-                continue
-            answer = by_id.get(result.node_id)
-            end = answer.time_ms if answer is not None else None
-            if end is not None and end >= start:
-                durations[result.node_id] = end - start
+            if result is not None and (took := call_duration(transcript, node, result)) is not None:
+                durations[result.node_id] = took
     return durations
 
 

@@ -231,14 +231,16 @@ class _Resolver:
 
     def _output(self, url: str) -> Output:
         """What url names: an artifact or an agent's whole output as a handle to its file (read when shown:
-        not at all past the page's budget), a part of an agent's output (a path, ?q=) as text."""
+        not at all past the page's budget), a part of an agent's output (a path, ?q=) as text. Through a
+        text filter, an agent's output is text, whole or a part: looked up and read once, here."""
+        if self.text_filter is not None and url.startswith("agent://"):
+            return TextOutput(self.text_filter(resolve_internal_url(url, self.dirs)))
         file = open_output(url, self.dirs)
-        if file is not None and self.text_filter is None:
+        if file is None:
+            return TextOutput(resolve_internal_url(url, self.dirs))
+        if self.text_filter is None:
             return FileOutput(file)
-        if file is not None and self.text_filter is not None and url.startswith("artifact://"):
-            return FilteredFileOutput(file, self.text_filter, self.last)
-        content = resolve_internal_url(url, self.dirs)
-        return TextOutput(self.text_filter(content) if self.text_filter is not None else content)
+        return FilteredFileOutput(file, self.text_filter, self.last)
 
     def _subagent(self, agent_id: str) -> Subagent | None:
         """The subagent's transcript from <id>.jsonl beside its output, resolved in turn; none past

@@ -132,7 +132,8 @@ class LiveSite:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._watch_error: str | None = None
-        # Set once the watches are in place and a catch-up build has run (tests wait on it).
+        # Set once the watches are in place, a catch-up build has run and what the next build reuses
+        # is made (tests and benches wait on it).
         self.watching = threading.Event()
         self.built = False  # the first build is done
         self.server = SiteServer(SiteApp(config.out, self.version, wait_timeout=wait_timeout), host, port)
@@ -257,6 +258,19 @@ class LiveSite:
     def _stores_stamp(self) -> list[list[int]]:
         return [store_fingerprint(path) for path in self._stores]
 
+    def _prime(self) -> None:
+        """A first build that found the site up to date read nothing of the prompt stores: read them
+        now, while nothing is held, so the first prompt after start is read and linked alone, as
+        later ones are (here, in the watcher's thread: no thread more, and changes seen meanwhile
+        are built once it is done)."""
+        from sitegen.site.prompts.kept import prime_prompts
+
+        try:
+            prime_prompts(self.config.out)
+        except Exception:
+            # Only a cost: the next build that reads the stores reads them whole, as without it.
+            log.debug("priming the prompt stores failed", exc_info=True)
+
     def _start_watcher(self) -> None:
         paths = self._paths if self._paths is not None else watch_paths(self.config)
         if not paths:
@@ -282,6 +296,7 @@ class LiveSite:
                 if not self.watching.is_set():
                     # Catch up with what changed during the first build, before the watches were in place.
                     self.rebuild({path for _, path in changes})
+                    self._prime()
                     self.watching.set()
                 elif changes:
                     self.rebuild({path for _, path in changes})

@@ -63,14 +63,18 @@ class PromptsPage:
 
 
 class RelatedLists:
-    """Each session page's <page>.related.js: the five sessions most like it (sitegen.site.pages.related)."""
+    """Each session page's <page>.related.js: the five sessions most like it (sitegen.site.pages.related);
+    keep: the terms read are held for this process's next build (watch's)."""
 
     name: ClassVar[str] = "related"
+
+    def __init__(self, keep: bool = False) -> None:
+        self.keep = keep
 
     def write(self, context: SiteContext) -> list[str]:
         if not context.sessions_changed:
             return []
-        return write_related(context.state_dir, context.out, context.records())
+        return write_related(context.state_dir, context.out, context.records(), self.keep)
 
 
 def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:
@@ -123,4 +127,5 @@ def site_generators(prompts: PromptsPage, render_again: RenderAgain, jobs: int =
     """The build's site pages in the order they are written: the prompts first (the search indexes
     them, the index pages count them), the related lists and the search index, then the index pages."""
     pages = IndexPages(prompts.summary)
-    return [prompts, RelatedLists(), SearchExport(prompts, pages, render_again, jobs), *index_generators(pages)]
+    related = RelatedLists(prompts.keep)
+    return [prompts, related, SearchExport(prompts, pages, render_again, jobs), *index_generators(pages)]

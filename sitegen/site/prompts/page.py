@@ -33,6 +33,7 @@ from sitegen.site.prompts.data import (
     linked,
     prompt_search_key,
 )
+from sitegen.site.prompts.kept import KEPT, PRIMERS, STATE, Kept, Primer, kept_lock, load_state
 from sitegen.site.prompts.rows import PAGE, Chunk, ChunkMaker, KeptRows
 from sitegen.site.prompts.session_prompts import session_prompt_rows
 from sitegen.site.search.index import SearchDocInfo, has_search_entries
@@ -46,7 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE", "PromptsResult", "update_prompts"]
 
-_STATE = ".sitegen/prompts/state.json"
+# What a build keeps for the next (kept.py), by its older name here (tests and bench/ read it).
+_KEPT = KEPT
+
 _CACHE_DIR = ".sitegen/prompts"
 # Bump when the data or the state change shape: the next build then writes the page again.
 # 4: term shards exported from FTS5; only prompts not linked to a session's entry searched.
@@ -76,20 +79,6 @@ class PromptsResult:
     changed: bool = False
 
 
-@dataclass(slots=True)
-class _Kept:
-    """The last build's reads and rows, kept in this process for the next build (watch), which then
-    reads and links only what changed; valid while the state file holds the same token."""
-
-    token: str
-    snapshots: dict[str, Snapshot]
-    rows: KeptRows
-
-
-# By site folder. A build takes its entry out and puts a new one back only when it finished.
-_KEPT: dict[str, _Kept] = {}
-
-
 def _document(newest_s: int | None) -> SearchDocInfo:
     """A chunk's search document, dated by its newest prompt (the search's date filter reads it)."""
     time_ms = newest_s * 1000 if newest_s is not None else None
@@ -110,13 +99,6 @@ def _searched(rows: list[list[Any]], typed: bool) -> tuple[bool, bool]:
         return False, False
     links = sum(map(linked, rows))
     return links < len(rows), links == 0
-
-
-def _load_json(path: Path) -> Any:
-    try:
-        return orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
 
 
 def _read(
@@ -312,13 +294,13 @@ def update_prompts(
     update = partial(
         _update_prompts, site_dir, stores, records, assets, problem_count, sessions_changed, looked, jobs, keep
     )
-    with collector_paused():
+    with kept_lock, collector_paused():
         try:
             result = update()
         except _Restart:
             result = update(stream=False)
-    if not keep:
-        _KEPT.pop(str(site_dir), None)
+        if not keep:
+            KEPT.pop(str(site_dir), None)
     return result
 
 
@@ -335,7 +317,7 @@ def _update_prompts(
     stream: bool = True,
 ) -> PromptsResult:
     result = PromptsResult()
-    state = _load_json(site_dir / _STATE)
+    state = load_state(site_dir)
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         state = {}
     fingerprints = {str(store): store_fingerprint(store) for store in stores}
@@ -344,10 +326,15 @@ def _update_prompts(
         result.problems = [(str(path), str(message)) for path, message in state["problems"]]
         result.documents = _documents(state["searched"], state["chunks"], state["newest"])
         result.count, result.latest = state["count"], state["latest"]
+        held = KEPT.get(str(site_dir))
+        if keep and stores and (held is None or held.token != state["token"]):
+            # Nothing read: what the next build would reuse is made later, if asked (prime_prompts).
+            PRIMERS[str(site_dir)] = Primer(tuple(stores), tuple(records), state["token"])
         return result
     result.changed = True
     lost_before = lost_reads()
-    kept = _KEPT.pop(str(site_dir), None)
+    PRIMERS.pop(str(site_dir), None)
+    kept = KEPT.pop(str(site_dir), None)
     if kept is not None and kept.token != state.get("token"):
         kept = None  # another process built the site since
     last_chunks = state.get("store_chunks", {})
@@ -467,13 +454,14 @@ def _update_prompts(
         "latest": result.latest,
     }
     # watch's later builds delete the chunks the last one listed and this one does not; a first build
-    # in a process looks at every stored chunk (one a stopped build stored and never listed too).
-    keep_prompt_chunks(site_dir, names, state.get("chunks") if kept is not None else None)
-    replace_file(site_dir / _STATE, orjson.dumps(new_state))
+    # in a process, or the first after priming, looks at every stored chunk (one a stopped build
+    # stored and never listed too).
+    keep_prompt_chunks(site_dir, names, state.get("chunks") if kept is not None and kept.looked else None)
+    replace_file(site_dir / STATE, orjson.dumps(new_state))
     for stale in (site_dir / _CACHE_DIR).glob("store-*.json"):
         remove_file(stale)  # where an older version kept every prompt of a store
     snapshots = {str(read.path): read.snapshot for read in reads if read.snapshot is not None}
-    _KEPT[str(site_dir)] = _Kept(token, snapshots, made)
+    KEPT[str(site_dir)] = Kept(token, snapshots, made)
     return result
 
 
