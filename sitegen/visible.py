@@ -30,6 +30,8 @@ _TABLE.update(BIDI_MARKS)
 # C0 controls (but tab, newline, carriage return) and DEL as UTF-8 bytes (no other character's encoding
 # holds these bytes).
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+# Every other ASCII byte (tab, newline, carriage return and the printable ones).
+_ASCII_SHOWN = bytes(byte for byte in range(0x80) if byte not in _CONTROL_BYTES)
 _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -64,10 +66,16 @@ def visible_value(value: object) -> object:
 
 
 def visible_utf8(html: str) -> bytes:
-    """A page's text as UTF-8, made visible() first when it needs it."""
+    """A page's text as UTF-8, made visible() (a page is hundreds of kilobytes: done on its bytes)."""
     data = html.encode("utf-8", "surrogatepass")
-    # C0 controls are single bytes, which bytes.translate finds in a third of a regex scan's time; C1
-    # controls and bidi overrides are not ASCII, and most chunks of a page are (isascii costs nothing).
-    if len(data.translate(None, _CONTROL_BYTES)) == len(data) and (html.isascii() or not hidden_chars(html)):
+    # What visible() replaces is a C0 control or DEL (one byte each) or a character of several bytes.
+    # Deleting every other ASCII byte leaves those characters whole (no byte of a longer character is
+    # ASCII), a few hundredths of a page, which the regex then scans instead of the page.
+    rest = data.translate(None, _ASCII_SHOWN)
+    if not rest:
         return data
-    return visible(html).encode("utf-8", "surrogatepass")
+    for char in sorted(set(_HIDDEN.findall(rest.decode("utf-8", "surrogatepass")))):
+        # A character's encoding is found in UTF-8 only where that character is (no encoding holds
+        # another's), and what replaces it holds none.
+        data = data.replace(char.encode("utf-8"), _TABLE[ord(char)].encode("utf-8"))
+    return data

@@ -41,10 +41,11 @@ class Context:
 # Text with everything that must be escaped, in element content and in attributes.
 TEXT = st.sampled_from(["", "x", "a <b> & 'c' \"d\"", "ZZ_1_ZZ", "agent://0-Explore", "agent://1-Plan"])
 MARKUP = TEXT.map(lambda text: Markup("<i>") + escape_text(text) + Markup("</i>"))
+# A fold's text is Markup; plain text (which no caller passes) is escaped all the same.
 FOLDED = st.builds(
     Folded,
-    head=MARKUP,
-    rest=st.none() | MARKUP,
+    head=MARKUP | TEXT,
+    rest=st.none() | MARKUP | TEXT,
     lines=st.integers(0, 90),
     rest_lines=st.integers(0, 60),
     rest_chars=st.integers(0, 5000),

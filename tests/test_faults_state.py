@@ -12,6 +12,8 @@ import pytest
 from fault_helpers import run_cli
 from site_helpers import crawl, make_session
 
+from sitegen.site.state.manifest import FORMAT
+
 MANIFEST = Path(".sitegen/manifest.json")
 
 
@@ -52,7 +54,7 @@ BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "cut short": (lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]), "is not whole JSON"),
     "empty": (lambda p: p.write_bytes(b""), "is not whole JSON"),
     "not an object": (lambda p: p.write_bytes(b"[1, 2]"), "is not a JSON object"),
-    "another format": (_edit(lambda d: d.update(format=1)), "is of another format (1, not 3)"),
+    "another format": (_edit(lambda d: d.update(format=1)), f"is of another format (1, not {FORMAT})"),
     "a count that is text": (
         _edit(lambda d: _first_record(d).update(messages="many")),
         "has a wrong value at sessions[",

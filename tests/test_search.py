@@ -577,3 +577,25 @@ def test_site_build_keeps_the_index_current(tmp_path: Path) -> None:
     assert {p[1] for p in postings["zzappended"]} == {"u1", "a1", "u2"}
     assert not [row for row in index["sessions"] if row[2] == "prompts.html"], "session prompts searched twice"
     assert set(search_files(site)) == {"search/index.js"} | {f"search/{n}" for n in referenced_files(site)}
+
+
+@pytest.mark.parametrize("writer", ["document", "prompts"])
+def test_a_database_damaged_under_an_open_connection_is_made_again_and_written(
+    tmp_path: Path, writer: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Both writers of the site's search database (a session's entries, a chunk of prompts) make it
+    again, with one warning, when it is found damaged while they write, and write in the new one."""
+    from sitegen.site.search.prompt_store import store_prompt_chunks, stored_prompt_chunks
+
+    search_store.prepare(tmp_path)
+    search_store.store_document(tmp_path, "old", ["user"], ["before"], [])
+    (tmp_path / search_store.DB_FILE).write_bytes(b"garbage!" * 2048)
+    if writer == "document":
+        search_store.store_document(tmp_path, "new", ["user"], ["hello world"], [])
+        assert sorted(search_store.stored_documents(tmp_path)) == ["new"]
+    else:
+        store_prompt_chunks(tmp_path, {"c1": ["alpha beta"]})
+        assert stored_prompt_chunks(tmp_path, ["c1", "c2"]) == {"c1"}
+    warnings = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
+    assert len(warnings) == 1 and "is damaged: it is made again" in warnings[0]
+    search_store.close_connections()

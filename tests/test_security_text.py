@@ -15,7 +15,7 @@ from site_helpers import run_sitegen
 from sitegen.cli.text import visible as terminal_visible
 from sitegen.render.base.text import break_long_words
 from sitegen.site.pages.charts import _shorten, text_width
-from sitegen.visible import hidden_chars, visible
+from sitegen.visible import BIDI_MARKS, hidden_chars, visible, visible_utf8
 
 # NUL, BEL, ESC (a colour), a C1 CSI, an override, an isolate, DEL: in every string a session holds.
 HOSTILE = "ZZ\x00A\x07B\x1b[31mC\x9bD\u202eE\u2066F\u2069G\x7fZZ"
@@ -110,6 +110,20 @@ def test_ascii_text_is_checked_for_every_control_character() -> None:
         assert hidden_chars(f"ab{char}cd") is hidden, code
         assert hidden_chars(f"ab{char}cdé") is hidden, code
         assert visible(f"ab{char}cd") == ("ab\ufffdcd" if hidden else f"ab{char}cd"), code
+
+
+def test_a_page_is_made_visible_on_its_bytes_as_visible_makes_its_text() -> None:
+    # visible_utf8 finds the characters in what is left of the page without its shown ASCII bytes,
+    # and replaces their encodings: the same bytes as visible() and encoding, for every character it
+    # replaces, among others of one, two, three and four bytes and a lone surrogate (surrogatepass).
+    hidden = [chr(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0), *BIDI_MARKS]]
+    others = ["a", "\t", "\n", "\r", "é", "\u00a0", "\u00b7", "\u2026", "\u2014", "\u27e8", "→", "日", "😀", "\ud800"]
+    rng = random.Random(7)
+    pages = ["", "plain", "\x1b[31m", HOSTILE, f"<pre>{HOSTILE}</pre> · ✓ …"]
+    for _ in range(400):
+        pages.append("".join(rng.choice(others if rng.random() < 0.9 else hidden) for _ in range(rng.randrange(60))))
+    for page in pages:
+        assert visible_utf8(page) == visible(page).encode("utf-8", "surrogatepass"), repr(page)
 
 
 def _shorten_by_every_cut(label: str, width: float) -> str:

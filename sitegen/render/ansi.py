@@ -82,11 +82,6 @@ def _apply(codes: list[int], state: dict[str, str]) -> None:
         index += 1
 
 
-# Marks for where a span opens and closes, while the text is escaped in one pass (Unicode
-# noncharacters; text holding them is converted piece by piece instead).
-_OPEN, _CLASS_END, _CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
-
-
 @lru_cache(maxsize=4096)
 def _transition(state: tuple[tuple[str, str], ...], params: str) -> tuple[tuple[tuple[str, str], ...], str]:
     """The style after an SGR sequence's parameters, and its classes ("" for none); a log repeats the
@@ -101,10 +96,9 @@ def ansi_to_html(text: str) -> Markup:
     """Escaped text with SGR colours as <span class="ansi-…">; other control sequences removed."""
     if "\x1b" not in text:
         return escape_text(text)
-    text = _OTHER_ESCAPES.sub("", text)
-    if _OPEN in text or _CLASS_END in text or _CLOSE in text:
-        return _ansi_pieces(text)
-    # The split alternates text and each SGR sequence's parameters.
+    # Escaped in one pass before the split: an SGR sequence holds none of &, < and >, and their
+    # escapes make none (the split alternates text and each SGR sequence's parameters).
+    text = _OTHER_ESCAPES.sub("", text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     pieces = _SGR.split(text)
     out = [pieces[0]]
     state: tuple[tuple[str, str], ...] = ()
@@ -112,40 +106,11 @@ def ansi_to_html(text: str) -> Markup:
     for index in range(1, len(pieces), 2):
         state, classes = _transition(state, pieces[index])
         if open_span:
-            out.append(_CLOSE)
+            out.append("</span>")
         open_span = bool(classes)
         if open_span:
-            out.append(f"{_OPEN}{classes}{_CLASS_END}")
-        out.append(pieces[index + 1])
-    if open_span:
-        out.append(_CLOSE)
-    html = "".join(out).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return Markup(html.replace(_OPEN, '<span class="').replace(_CLASS_END, '">').replace(_CLOSE, "</span>"))
-
-
-def _ansi_pieces(text: str) -> Markup:
-    """ansi_to_html, one piece at a time."""
-    out: list[str] = []
-    state: dict[str, str] = {}
-    position = 0
-    open_span = False
-    for match in _SGR.finditer(text):
-        chunk = text[position : match.start()]
-        if chunk:
-            out.append(escape_text(chunk))
-        position = match.end()
-        codes = [_code(c) for c in match.group(1).split(";")] if match.group(1) else [0]
-        _apply(codes, state)
-        if open_span:
-            out.append("</span>")
-            open_span = False
-        classes = _classes(state)
-        if classes:
             out.append(f'<span class="{classes}">')
-            open_span = True
-    tail = text[position:]
-    if tail:
-        out.append(escape_text(tail))
+        out.append(pieces[index + 1])
     if open_span:
         out.append("</span>")
     return Markup("".join(out))

@@ -16,7 +16,17 @@ from markupsafe import Markup
 from sitegen.render.base.text import Folded, html_escape, human_size
 from sitegen.render.tools import DiffLine, ImageView, ToolView
 
-__all__ = ["CardContext", "diff_lines", "folded", "images", "result_attrs", "took_text", "tool_card"]
+__all__ = [
+    "CardContext",
+    "card_into",
+    "diff_lines",
+    "fold_into",
+    "folded",
+    "images",
+    "result_attrs",
+    "took_text",
+    "tool_card",
+]
 
 
 class CardContext(Protocol):
@@ -48,16 +58,29 @@ def took_text(ms: int) -> str:
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
+def _html(value: Markup) -> str:
+    """Markup as it is (escaping it again, as html_escape would, only copies it); anything else escaped."""
+    return value if isinstance(value, Markup) else html_escape(value)
+
+
 def folded(f: Folded, cls: str) -> Markup:
     """A preview, and the rest folded behind a control that says how much it holds."""
+    out: list[str] = []
+    fold_into(out, f, cls)
+    return Markup("".join(out))
+
+
+def fold_into(out: list[str], f: Folded, cls: str) -> None:
+    """folded(), added to out in pieces: an output is copied once, when its entry's pieces are joined,
+    rather than into each enclosing element's string in turn."""
     css = html_escape(cls)
-    html = f'<pre class="{css}">{html_escape(f.head)}</pre>'
+    out += (f'<pre class="{css}">', _html(f.head), "</pre>")
     if f.rest:
-        html += (
-            f'<details class="fold"><summary>{html_escape(f.summary)}</summary>'
-            f'<pre class="{css} rest">{html_escape(f.rest)}</pre></details>'
+        out += (
+            f'<details class="fold"><summary>{html_escape(f.summary)}</summary><pre class="{css} rest">',
+            _html(f.rest),
+            "</pre></details>",
         )
-    return Markup(html)
 
 
 def diff_lines(lines: Iterable[DiffLine]) -> Markup:
@@ -99,11 +122,18 @@ def result_attrs(entry_id: str, ctx: CardContext) -> Markup:
 
 def tool_card(v: ToolView, ctx: CardContext) -> Markup:
     """A tool call with its arguments, input, diff, result and attachments."""
+    out: list[str] = []
+    card_into(out, v, ctx)
+    return Markup("".join(out))
+
+
+def card_into(out: list[str], v: ToolView, ctx: CardContext) -> None:
+    """tool_card(), added to out in pieces (see fold_into)."""
     kind, status, call = html_escape(v.kind), html_escape(v.status), html_escape(v.call_id)
-    out = [
+    out.append(
         f'<section class="tool tool-{kind} status-{status}" data-call="{call}">\n'
         f'<header class="tool-head"><span class="tool-name">{html_escape(v.name)}</span>'
-    ]
+    )
     if v.kind == "bash":
         out.append(f' <code class="tool-summary">$ {html_escape(v.summary)}</code>')
     elif v.summary:
@@ -129,31 +159,35 @@ def tool_card(v: ToolView, ctx: CardContext) -> Markup:
     out.append("</header>\n")
     if v.arguments:
         opened = " open" if v.kind == "generic" else ""
-        out.append(
-            f'<details class="tool-args"{opened}><summary>Arguments</summary>'
-            f'<pre class="code highlight">{html_escape(v.arguments)}</pre></details>'
+        out += (
+            f'<details class="tool-args"{opened}><summary>Arguments</summary><pre class="code highlight">',
+            _html(v.arguments),
+            "</pre></details>",
         )
     if v.input:
-        out.append(f'<div class="tool-input">{folded(v.input, "code highlight")}</div>')
+        out.append('<div class="tool-input">')
+        fold_into(out, v.input, "code highlight")
+        out.append("</div>")
     if v.diff:
-        out.append(f'<pre class="diff">{diff_lines(v.diff)}</pre>')
+        out += ('<pre class="diff">', diff_lines(v.diff), "</pre>")
         if v.diff_rest:
-            out.append(
+            out += (
                 f'<details class="fold"><summary>Show {len(v.diff_rest)} more diff lines</summary>'
-                f'<pre class="diff rest">{diff_lines(v.diff_rest)}</pre></details>'
+                '<pre class="diff rest">',
+                diff_lines(v.diff_rest),
+                "</pre></details>",
             )
     if v.result_id:
-        out.append(_result(v, v.result_id, ctx))
+        _result_into(out, v, v.result_id, ctx)
     out.append("</section>")
-    return Markup("".join(out))
 
 
-def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
+def _result_into(out: list[str], v: ToolView, result_id: str, ctx: CardContext) -> None:
     """The result part of a card: its frame (odek), output, images and attachments."""
     label = ctx.labels.get(result_id)
     off_path = " off-path" if not ctx.prefix and result_id not in ctx.on_path else ""
     labelled = f' data-label="{html_escape(label)}"' if label else ""
-    out = [f'<div class="tool-result{off_path}" {result_attrs(result_id, ctx)}{labelled}>\n']
+    out.append(f'<div class="tool-result{off_path}" {result_attrs(result_id, ctx)}{labelled}>\n')
     if label:
         out.append(f'<p class="result-head"><span class="badge label">{html_escape(label)}</span></p>')
     frame = v.frame
@@ -172,18 +206,22 @@ def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
             elif segment.kind == "untrusted":
                 source = f" from <code>{html_escape(segment.source)}</code>" if segment.source else ""
                 unclosed = ' <span class="badge error">not closed</span>' if not segment.closed else ""
-                body = folded(segment.body, "code output") if segment.body is not None else ""
                 out.append(
                     f'<div class="untrusted"><p class="untrusted-source">Untrusted content{source}{unclosed}</p>'
-                    f"{body}</div>\n"
                 )
+                if segment.body is not None:
+                    fold_into(out, segment.body, "code output")
+                out.append("</div>\n")
             elif segment.body is not None and segment.body.lines:
-                out.append(f"{folded(segment.body, 'code output')}\n")
+                fold_into(out, segment.body, "code output")
+                out.append("\n")
         out.append("</div>\n")
     if v.output and v.output.lines:
         terminal = " terminal" if v.kind in ("bash", "generic") else ""
-        out.append(f'<div class="tool-output{terminal}">{folded(v.output, "code highlight output")}</div>')
-    out.append(f"{images(v.images)}\n")
+        out.append(f'<div class="tool-output{terminal}">')
+        fold_into(out, v.output, "code highlight output")
+        out.append("</div>")
+    out.append(f"{images(v.images)}\n" if v.images else "\n")
     for attachment in v.attachments:
         # An output over the page's budget: loaded from beside the page when opened (artifacts.js).
         lazy = (
@@ -197,14 +235,13 @@ def _result(v: ToolView, result_id: str, ctx: CardContext) -> str:
             f"{html_escape(human_size(attachment.size))}{note}</summary>"
         )
         if attachment.label.startswith("agent://"):
-            out.append(f'<div class="md agent-output">{html_escape(attachment.body)}</div>')
+            out += ('<div class="md agent-output">', _html(attachment.body), "</div>")
         elif attachment.body or attachment.src:
-            out.append(f'<pre class="code output">{html_escape(attachment.body)}</pre>')
+            out += ('<pre class="code output">', _html(attachment.body), "</pre>")
         if attachment.transcript:
-            transcript = html_escape(attachment.transcript)
-            out.append(f'<details class="subagent"><summary>Subagent transcript</summary>{transcript}</details>')
+            transcript = _html(attachment.transcript)
+            out += ('<details class="subagent"><summary>Subagent transcript</summary>', transcript, "</details>")
         elif attachment.transcript_shown_before:
             out.append('<p class="muted">Its transcript is embedded at the first call that named it.</p>')
         out.append("</details>\n")
     out.append("</div>")
-    return "".join(out)

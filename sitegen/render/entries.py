@@ -17,7 +17,7 @@ from markupsafe import Markup, soft_str
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base._internals import jinja_int
 from sitegen.render.base.text import escape_text, fold_text, html_escape
-from sitegen.render.cards import CardContext, folded, images, tool_card
+from sitegen.render.cards import CardContext, card_into, folded, images
 from sitegen.render.tools import ToolView, image_view
 from sitegen.transcript.model import Node, ToolCall
 
@@ -91,27 +91,30 @@ class EntryLookups(CardContext, Protocol):
     def usage_attr(self, node: Node) -> str: ...
 
 
-def _parts_body(node: Node, ctx: EntryLookups) -> str:
-    out = []
+def _parts_body(node: Node, ctx: EntryLookups, out: list[str]) -> None:
+    """A message's parts, added to out in pieces: a long text or output is copied once, when the
+    entry's pieces are joined, not into every enclosing element's string."""
     md = ctx.markdown
     for part in node.parts:
         kind = part.kind
         if kind == "text":
-            out.append(f'<div class="md">{md(part.text)}</div>\n')
+            out += ('<div class="md">', md(part.text), "</div>\n")
         elif kind == "thinking":
             if part.text.strip():
                 html = md(part.text)
-                out.append(
-                    f'<details class="thinking"><summary>Thinking</summary><div class="md">{html}</div></details>'
+                out += (
+                    '<details class="thinking"><summary>Thinking</summary><div class="md">',
+                    html,
+                    "</div></details>",
                 )
         elif kind == "image":
-            out.append(f"{images([image_view(part)])}\n")
+            out += (images([image_view(part)]), "\n")
         elif kind == "tool_call":
             assert part.call is not None
-            out.append(f"{tool_card(ctx.tool_view(part.call), ctx)}\n")
+            card_into(out, ctx.tool_view(part.call), ctx)
+            out.append("\n")
         else:
             out.append(f'<pre class="other-block">{html_escape(part.text)}</pre>\n')
-    return "".join(out)
 
 
 def _opening(node: Node, ctx: EntryLookups, label: str | None) -> str:
@@ -237,16 +240,24 @@ def _output(text: Any) -> Markup:
     return folded(fold_text(text, ansi_to_html), "code output")
 
 
-def _body(node: Node, ctx: EntryLookups) -> str:
-    kind = node.kind
-    meta = node.meta
-    md = ctx.markdown
-    if kind in ("user", "assistant", "custom_message"):
-        out = [_parts_body(node, ctx), "\n"]
+def _body(node: Node, ctx: EntryLookups, out: list[str]) -> None:
+    """An entry's body, added to out."""
+    if node.kind in ("user", "assistant", "custom_message"):
+        _parts_body(node, ctx, out)
+        out.append("\n")
+        meta = node.meta
         if meta.get("errorMessage"):
             reason = html_escape(meta.get("stopReason") or "error")
             out.append(f'<p class="problem">{reason}: {html_escape(meta.get("errorMessage"))}</p>')
-        return "".join(out)
+    else:
+        out.append(_other_body(node, ctx))
+
+
+def _other_body(node: Node, ctx: EntryLookups) -> str:
+    """The body of an entry that is not a message of parts."""
+    kind = node.kind
+    meta = node.meta
+    md = ctx.markdown
     if kind == "tool_result":
         result = node.result
         assert result is not None
@@ -336,7 +347,11 @@ def _body(node: Node, ctx: EntryLookups) -> str:
 def entry_html(node: Node, ctx: EntryLookups) -> Markup:
     """One entry: an <article> with its head (or a marker line) and its body."""
     label = ctx.labels.get(node.id)
-    opening = _opening(node, ctx, label)
+    out = [_opening(node, ctx, label)]
     if node.kind in MARKER_KINDS:
-        return Markup(f"{opening}{_marker(node, ctx, label)}</article>")
-    return Markup(f'{opening}{_head(node, ctx, label)}<div class="entry-body">\n{_body(node, ctx)}</div>\n</article>')
+        out += (_marker(node, ctx, label), "</article>")
+    else:
+        out += (_head(node, ctx, label), '<div class="entry-body">\n')
+        _body(node, ctx, out)
+        out.append("</div>\n</article>")
+    return Markup("".join(out))

@@ -97,8 +97,9 @@ def escape_text(text: str) -> Markup:
 
 
 # Underscores between ASCII letters or digits (snake_case): in markdown they can neither open nor
-# close emphasis.
-INTRAWORD_UNDERSCORES = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
+# close emphasis. Written to start with "_", the regex engine jumps from one underscore to the next;
+# as `(?<=[A-Za-z0-9])_+(?=…)` (the same matches) it tried the lookbehind at every position of a message.
+INTRAWORD_UNDERSCORES = re.compile(r"_(?<=[A-Za-z0-9]_)_*(?=[A-Za-z0-9])")
 
 
 def markdown_escape(raw: str) -> str:

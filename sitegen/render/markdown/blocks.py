@@ -89,9 +89,10 @@ def _inline_rule(state: StateCore) -> None:
 
 # Inline code in single backticks, or strong emphasis in two asterisks around plain words, opened at the
 # start or after a space and closed before the end, a space or closing punctuation: where markdown-it's
-# delimiter rules can read them in one way only.
+# delimiter rules can read them in one way only. Both branches start with their character (the "**"
+# looked behind once matched), so the regex engine jumps from one "`" or "*" to the next.
 _CODE_OR_STRONG = re.compile(
-    r"`([^`\n]+)`|(?:(?<=^)|(?<= ))\*\*([A-Za-z0-9](?:[^*`\\\[\]!<&~\n]*[A-Za-z0-9])?)\*\*(?=$|[ .,:;?)])"
+    r"`([^`\n]+)`|\*\*(?:(?<=^\*\*)|(?<= \*\*))([A-Za-z0-9](?:[^*`\\\[\]!<&~\n]*[A-Za-z0-9])?)\*\*(?=$|[ .,:;?)])"
 )
 
 

@@ -32,7 +32,7 @@ from sitegen.site.build.sessions import render_sessions, run_jobs, worker_count
 from sitegen.site.pages.generator import SiteContext, run_generators
 from sitegen.site.pages.placeholders import INDEX_PAGES, write_placeholders
 from sitegen.site.pages.site_pages import PromptsPage, site_generators
-from sitegen.site.state.details import details_path
+from sitegen.site.state.details import details_base, remove_details
 from sitegen.site.state.jobs import RenderJob, fragments_path, link_parents, related_script
 from sitegen.site.state.lock import Holder, site_lock
 from sitegen.site.state.manifest import ManifestEntry
@@ -73,7 +73,7 @@ def _remove_page(site_dir: Path, entry: ManifestEntry) -> None:
     remove_file(page)
     remove_file(site_dir / related_script(entry.page))
     remove_file(fragments_path(site_dir, entry.key))
-    remove_file(details_path(site_dir, entry.key))
+    remove_details(details_base(site_dir, entry.key))
     # Subagent pages live in a folder named like the page.
     remove_tree(page.with_suffix(""))
     # The project's folder goes with its last page (rmdir refuses a folder that still holds one).

@@ -19,6 +19,7 @@ from sitegen.site.build.unreadable import write_unreadable
 from sitegen.site.search.fts import require_fts5
 from sitegen.site.search.store import prepare as prepare_search
 from sitegen.site.state.checkpoint import Checkpoints, sweep_temporaries
+from sitegen.site.state.details import details_present, has_details
 from sitegen.site.state.jobs import RenderJob, link_parents, render_order
 from sitegen.site.state.lock import take_unclean_end
 from sitegen.site.state.manifest import ManifestEntry, SiteManifest, build_stamp, content_hash
@@ -205,6 +206,7 @@ def plan_sessions(config: BuildConfig, site: SiteState, result: BuildResult) -> 
     dirs_for_blobs = tuple(str(d) for d in site.pi_dirs)
     # omp 18's session index (titles, idle recaps): a page it changed for is made again.
     index = read_session_index([Path(store) for store in site.stores])
+    details = details_present(out)
     for source in sources:
         stamp = fingerprint(source)
         if stamp is None:
@@ -214,8 +216,8 @@ def plan_sessions(config: BuildConfig, site: SiteState, result: BuildResult) -> 
         digest, problem = None, source.problem
         if old is not None and old.made_by == made_by:
             same_index = old.record is None or old.record.index_digest == index.digest(old.record.session_id)
-            # A session whose details file went (read back damaged, it is removed) is rendered again.
-            same_index &= old.record is None or os.path.exists(old.record.details_file)
+            # A session with a details file gone (read back damaged, it is removed) is rendered again.
+            same_index &= old.record is None or has_details(details, old.key)
             if old.fingerprint == stamp.to_json() and same_index:
                 current[path] = old
                 continue

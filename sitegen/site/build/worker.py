@@ -27,11 +27,11 @@ from sitegen.session.entries import shorten
 from sitegen.site.build.artifact_files import ArtifactFiles
 from sitegen.site.build.assets import folder_hash
 from sitegen.site.pages.analytics import record_activity
-from sitegen.site.pages.related import session_terms
+from sitegen.site.pages.related import session_terms, terms_digest
 from sitegen.site.prompts.links import user_prompts
 from sitegen.site.prompts.session_prompts import typed_prompts
 from sitegen.site.search.index import extract_search_entries, has_search_entries, store_search_entries
-from sitegen.site.state.details import SessionDetails, details_path, write_details
+from sitegen.site.state.details import SessionDetails, details_base, write_details
 from sitegen.site.state.jobs import (
     RenderJob,
     RenderOutcome,
@@ -345,9 +345,10 @@ def _render_job(job: RenderJob) -> RenderOutcome:
         details.terms = _timed(job, "related", session_terms)(transcript)
         details.typed_prompts = typed_prompts(transcript)
         outcome.record.typed_digest = _digest_of(details.typed_prompts)
+        outcome.record.terms_digest = terms_digest(details.terms)
         # Written here, not held: the build process reads them only while a page needs them.
-        outcome.record.details_file = str(details_path(Path(job.site_dir), job.key))
-        write_details(Path(outcome.record.details_file), details)
+        outcome.record.details_base = str(details_base(Path(job.site_dir), job.key))
+        write_details(Path(outcome.record.details_base), details)
         outcome.record.details = None
         outcome.record.index_digest = index.digest(transcript.session_id)
         _timed(job, "search", _store_search)(Path(job.site_dir), job.key, transcript)

@@ -209,7 +209,7 @@ def compute_windows(records: Sequence[SessionRecord], windows: Sequence[Window])
     for record in sorted(records, key=lambda r: (r.created_ms or 0, r.key)):
         slug = record.project_slug
         names.setdefault(slug, record.project or "(unknown)")
-        details = record.read_details()
+        details = record.read_details("activity")
         runs.setdefault(slug, []).extend(details.active)
         keys = record.usage.keys
         # Most sessions share no message with an older one: then no call needs looking up.

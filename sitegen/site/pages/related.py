@@ -9,20 +9,21 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import orjson
 
 from sitegen import __version__
 from sitegen.fileio import open_regular, replace_file
+from sitegen.site.state.details import KeptPart
 from sitegen.site.state.jobs import related_script, relative_url
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.shape import conforms
 from sitegen.transcript.model import Transcript
 from sitegen.visible import visible
 
-__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "write_related"]
+__all__ = ["RELATED_COUNT", "related_sessions", "remembered_related", "session_terms", "terms_digest", "write_related"]
 
 RELATED_COUNT = 5
 # Bump when what a <page>.related.js holds changes: every list file is then written again.
@@ -226,12 +227,25 @@ def _digest(value: object) -> str:
     return hashlib.sha256(orjson.dumps(value)).hexdigest()
 
 
-def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
+def terms_digest(terms: dict[str, int]) -> str:
+    """A session's terms as the related lists' input (SessionRecord.terms_digest), in sorted order as
+    its details file keeps them."""
+    return hashlib.blake2b(orjson.dumps(terms, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
+
+
+def remembered_related(state: Path, terms: Mapping[str, dict[str, int]]) -> dict[str, list[str]]:
     """related_sessions(terms), kept in the state file with digests of the terms and of the vectors
     it came from: a build that changed no session's terms reads the lists back, and so does one
     whose changes left every vector as it was (a line appended to a session mostly adds to counts
     of words too common to be weighed), without comparing every session with every other again."""
-    terms_digest = _digest({key: terms[key] for key in sorted(terms)})
+    return _remembered(state, {key: terms_digest(words) for key, words in terms.items()}, lambda: terms)
+
+
+def _remembered(
+    state: Path, digests: Mapping[str, str], read_terms: Callable[[], Mapping[str, Mapping[str, int]]]
+) -> dict[str, list[str]]:
+    """remembered_related, given each session's terms_digest: the terms are read only when one changed."""
+    inputs_digest = _digest(sorted(digests.items()))
     try:
         with open_regular(state) as handle:
             kept = orjson.loads(handle.read())
@@ -239,27 +253,34 @@ def remembered_related(state: Path, terms: Mapping[str, Mapping[str, int]]) -> d
         kept = None
     if not (isinstance(kept, dict) and conforms(kept.get("related"), dict[str, list[str]])):
         kept = {}
-    if kept.get("digest") == terms_digest:
+    if kept.get("digest") == inputs_digest:
         related: dict[str, list[str]] = kept["related"]
         return related
     # Vectors in sorted key order, each in its words' order: the digest covers all the scores read.
-    top = _vectors(terms)
+    top = _vectors(read_terms())
     vectors_digest = _digest(top)
     if kept.get("vectors") == vectors_digest:
         related = kept["related"]
     else:
         related = _most_similar(top, RELATED_COUNT)
-    state_json = {"digest": terms_digest, "vectors": vectors_digest, "related": related}
+    state_json = {"digest": inputs_digest, "vectors": vectors_digest, "related": related}
     replace_file(state, orjson.dumps(state_json, option=orjson.OPT_SORT_KEYS))
     return related
 
 
-def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[SessionRecord]) -> list[str]:
+def write_related(
+    state_dir: Path, site_dir: Path, session_records: Iterable[SessionRecord], keep: bool = False
+) -> list[str]:
     """Each session's <page>.related.js, rewritten only where its list (or a listed title) changed;
-    returns the files written, relative to site_dir."""
+    returns the files written, relative to site_dir. keep: this process builds again (watch), so the
+    terms read are held for its next build, which reads again only the sessions that changed."""
     records = {record.key: record for record in session_records}
-    terms = {key: record.read_details().terms for key, record in records.items()}
-    related = remembered_related(state_dir / "related.json", terms)
+    digests = {key: record.terms_digest for key, record in records.items()}
+    if all(digests.values()):
+        # No file is read while no session's terms changed (most lines an agent appends change none).
+        related = _remembered(state_dir / "related.json", digests, lambda: _read_terms(site_dir, records, keep))
+    else:  # a record made without the digest (a test's, that holds its details)
+        related = remembered_related(state_dir / "related.json", _read_terms(site_dir, records, keep))
     # What each file was written with, by digest and size: a file still of that size is not read back to
     # compare (reading them all was a fifth of a one-session rebuild's related phase); and a digest of all
     # the files are made of, the lists and the listed pages' titles: while it is the same, and each file is
@@ -295,6 +316,26 @@ def write_related(state_dir: Path, site_dir: Path, session_records: Iterable[Ses
         written.append(relative)
     replace_file(state_path, orjson.dumps({"inputs": inputs, "files": files}, option=orjson.OPT_SORT_KEYS))
     return written
+
+
+# By site folder: the terms the last build of this process read, for its next (keep).
+_KEPT: dict[str, KeptPart] = {}
+
+
+def _read_terms(site_dir: Path, records: Mapping[str, SessionRecord], keep: bool) -> dict[str, dict[str, int]]:
+    kept = _KEPT.pop(str(site_dir), None)
+    if not keep:
+        return {key: record.read_details("terms").terms for key, record in records.items()}
+    kept = kept or KeptPart("terms")
+    # A record that holds its details (a test's) has no file to read.
+    on_file = {
+        key: Path(record.details_base)
+        for key, record in records.items()
+        if record.details is None and record.details_base
+    }
+    read = dict(zip(on_file, kept.read(on_file.values()), strict=True))
+    _KEPT[str(site_dir)] = kept
+    return {key: (read[key] if key in read else record.read_details("terms")).terms for key, record in records.items()}
 
 
 def _load_pages_state(path: Path) -> tuple[str, dict[str, tuple[str, int]]]:

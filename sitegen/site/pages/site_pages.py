@@ -65,14 +65,18 @@ class PromptsPage:
 
 
 class RelatedLists:
-    """Each session page's <page>.related.js: the five sessions most like it (sitegen.site.pages.related)."""
+    """Each session page's <page>.related.js: the five sessions most like it (sitegen.site.pages.related);
+    keep: the terms read are held for this process's next build (watch's)."""
 
     name: ClassVar[str] = "related"
+
+    def __init__(self, keep: bool = False) -> None:
+        self.keep = keep
 
     def write(self, context: SiteContext) -> list[str]:
         if not context.sessions_changed:
             return []
-        return write_related(context.state_dir, context.out, context.records())
+        return write_related(context.state_dir, context.out, context.records(), self.keep)
 
 
 def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInfo]:
@@ -154,5 +158,6 @@ def site_generators(
     generators run meanwhile, as run_generators times the others."""
     pages = IndexPages(prompts.summary)
     listings = [generator for generator in index_generators(pages) if not isinstance(generator, HomePage)]
-    search = SearchExport(prompts, pages, render_again, jobs, [RelatedLists(), *listings], clock)
+    related = RelatedLists(prompts.keep)
+    search = SearchExport(prompts, pages, render_again, jobs, [related, *listings], clock)
     return [prompts, search, HomePage(pages)]

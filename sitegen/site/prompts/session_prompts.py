@@ -54,7 +54,7 @@ def session_prompt_rows(
     for record in sorted(records, key=lambda r: (r.created_ms is None, r.created_ms or 0, r.key)):
         if record.session_id in known:
             continue
-        for entry_id, time_ms, key, text in record.read_details().typed_prompts:
+        for entry_id, time_ms, key, text in record.read_details("prompts").typed_prompts:
             copy = f"{entry_id}\0{time_ms}\0{key}"
             if entry_id in taken or copy in taken:
                 continue

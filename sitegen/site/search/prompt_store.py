@@ -8,8 +8,8 @@ from pathlib import Path
 
 import orjson
 
-from sitegen.site.search.fts import TOKENIZER, indexed_text, is_damage
-from sitegen.site.search.store import DB_FILE, connection, kept_terms, raise_disk_full, reopen_damaged, storable
+from sitegen.site.search.fts import indexed_text
+from sitegen.site.search.store import connection, export_terms, storable, write_remade
 
 __all__ = ["export_prompt_terms", "keep_prompt_chunks", "store_prompt_chunks", "stored_prompt_chunks"]
 
@@ -49,15 +49,7 @@ def store_prompt_chunks(site_dir: Path, chunks: Mapping[str, Sequence[str]]) -> 
         for name, texts in chunks.items()
         for number, text in enumerate(texts, 1)
     ]
-    try:
-        _insert(_prompts_db(site_dir), rows)
-    except sqlite3.DatabaseError as error:
-        raise_disk_full(error)
-        if not is_damage(error):
-            raise
-        db = reopen_damaged(site_dir)
-        db.execute(_TABLE)
-        _insert(db, rows)
+    write_remade(site_dir, lambda db: _insert(db, rows), _prompts_db)
 
 
 def _insert(db: sqlite3.Connection, rows: list[tuple[str, int, str]]) -> None:
@@ -98,19 +90,10 @@ def export_prompt_terms(site_dir: Path, places: Sequence[tuple[str, str | None]]
     Filled in an FTS5 table in memory, every term the specification keeps."""
     _prompts_db(site_dir)  # made (or made again) before it is read
     db = sqlite3.connect(":memory:", uri=True, isolation_level=None, timeout=60)
-    try:
-        db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
-        db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
-        db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
-        db.execute("BEGIN")
-        own = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.prompt_rows WHERE chunk = ?"
-        searched = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?"
-        for place, (name, key) in enumerate(places):
-            db.execute(own if key is None else searched, (place * stride, name if key is None else key))
-        db.execute("COMMIT")
-        return kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
-    except sqlite3.OperationalError as error:
-        raise_disk_full(error)
-        raise
-    finally:
-        db.close()
+    own = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.prompt_rows WHERE chunk = ?"
+    searched = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?"
+    fills = [
+        (own, (place * stride, name)) if key is None else (searched, (place * stride, key))
+        for place, (name, key) in enumerate(places)
+    ]
+    return export_terms(db, site_dir, fills)

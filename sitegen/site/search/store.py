@@ -7,7 +7,7 @@ import hashlib
 import logging
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ __all__ = [
     "delete_documents",
     "entry_weight",
     "export_segment",
+    "export_terms",
     "kept_terms",
     "prepare",
     "raise_disk_full",
@@ -36,6 +37,7 @@ __all__ = [
     "storable",
     "store_document",
     "stored_documents",
+    "write_remade",
 ]
 
 log = logging.getLogger("sitegen.site")
@@ -127,13 +129,25 @@ def store_document(site_dir: Path, key: str, kinds: Sequence[str], texts: Sequen
     for body in bodies:
         digest.update(len(body).to_bytes(8, "little"))
         digest.update(body.encode("utf-8", "surrogatepass"))
+    write_remade(site_dir, lambda db: _store(db, key, digest.hexdigest(), weights, bodies, chunks))
+
+
+def write_remade(
+    site_dir: Path,
+    write: Callable[[sqlite3.Connection], None],
+    open_db: Callable[[Path], sqlite3.Connection] = connection,
+) -> None:
+    """write(db) on the site's search database (open_db's connection to it); a damaged database is made
+    again first (with a one-line warning) and written in the new one; a full disk is the OSError the
+    build stops on."""
     try:
-        _store(connection(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
+        write(open_db(site_dir))
     except sqlite3.DatabaseError as error:
         raise_disk_full(error)
         if not is_damage(error):
             raise
-        _store(reopen_damaged(site_dir), key, digest.hexdigest(), weights, bodies, chunks)
+        reopen_damaged(site_dir)
+        write(open_db(site_dir))
 
 
 def raise_disk_full(error: sqlite3.Error) -> None:
@@ -235,32 +249,39 @@ def export_segment(site_dir: Path, number: int, members: Sequence[tuple[str, str
     path = segment_path(site_dir, number)
     remove_database(path)
     db = sqlite3.connect(path, isolation_level=None, uri=True)
+    fill = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?"
+    fills = []
+    offset = 0
+    for key, _ in members:
+        fills.append((fill, (offset, key)))
+        offset += counts.get(key, 0)
+    # Made again whenever it changes, from the entries: a crash loses nothing that is not there.
+    return export_terms(db, site_dir, fills, "PRAGMA journal_mode = OFF", "PRAGMA synchronous = OFF")
+
+
+def export_terms(
+    db: sqlite3.Connection, site_dir: Path, fills: Iterable[tuple[str, Sequence[Any]]], *pragmas: str
+) -> list[tuple[str, str]]:
+    """Fill db's FTS5 table `segment` by the statements (with their parameters) in order, each reading
+    the site's search database (attached read-only as `source`), and give each term the specification
+    keeps with the numbers of the rows holding it ("3,17,40"). db is closed after; a full disk is the
+    OSError the build stops on."""
     try:
-        return _fill(db, site_dir, members, counts)
+        for pragma in pragmas:
+            db.execute(pragma)
+        db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
+        db.execute("BEGIN")
+        db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
+        for statement, parameters in fills:
+            db.execute(statement, parameters)
+        db.execute("COMMIT")
+        return kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
     except sqlite3.OperationalError as error:
         raise_disk_full(error)
         raise
     finally:
         db.close()
-
-
-def _fill(
-    db: sqlite3.Connection, site_dir: Path, members: Sequence[tuple[str, str]], counts: dict[str, int]
-) -> list[tuple[str, str]]:
-    # Made again whenever it changes, from the entries: a crash loses nothing that is not there.
-    db.execute("PRAGMA journal_mode = OFF")
-    db.execute("PRAGMA synchronous = OFF")
-    db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
-    db.execute("BEGIN")
-    db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
-    offset = 0
-    for key, _ in members:
-        fill = "INSERT INTO segment (rowid, body) SELECT ? + n, body FROM source.entries WHERE key = ?"
-        db.execute(fill, (offset, key))
-        offset += counts.get(key, 0)
-    db.execute("COMMIT")
-    return kept_terms(db.execute("SELECT term, group_concat(doc) FROM temp.terms GROUP BY term").fetchall())
 
 
 def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> None:

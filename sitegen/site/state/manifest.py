@@ -14,7 +14,7 @@ from sitegen import __version__
 from sitegen.errors import SitegenError
 from sitegen.fileio import open_regular, replace_file, replacing, set_aside
 from sitegen.gcpause import collector_paused
-from sitegen.site.state.details import details_path
+from sitegen.site.state.details import details_base
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.shape import conforms
 
@@ -25,7 +25,8 @@ log = logging.getLogger("sitegen.site")
 MANIFEST_PATH = ".sitegen/manifest.json"
 # 2: usage kept as per-(model, day) sums, keys and rows as JSON text (sitegen.site.state.records.UsageLog).
 # 3: typed prompts, terms, tool calls, activity and speed in a file per session (sitegen.site.state.details).
-FORMAT = 3
+# 4: those in a file per session and page that reads them.
+FORMAT = 4
 
 
 class SiteStateError(SitegenError):
@@ -222,7 +223,7 @@ class SiteManifest:
             manifest = cls._from_json(data)
         for entry in manifest.sessions.values():
             if entry.record is not None:
-                entry.record.details_file = str(details_path(site_dir, entry.key))
+                entry.record.details_base = str(details_base(site_dir, entry.key))
         return manifest
 
     @classmethod

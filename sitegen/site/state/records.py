@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from sitegen.site.state.details import SessionDetails, read_details
+from sitegen.site.state.details import Part, SessionDetails, read_details
 
 __all__ = ["UNKNOWN_PROJECT", "SessionRecord", "UsageGroup", "UsageLog", "UsageRecord"]
 
@@ -151,17 +151,20 @@ class SessionRecord:
     index_digest: str = ""
     # What the typed prompts were (a digest of SessionDetails.typed_prompts): the Prompts page's inputs.
     typed_digest: str = ""
+    # What the related terms were (sitegen.site.pages.related.terms_digest): the related lists' inputs.
+    terms_digest: str = ""
     # The typed prompts, terms, tool calls, activity and speed (sitegen.site.state.details): held by a
-    # record the worker has just made (or a test), else read from details_file each time they are needed;
-    # neither is in the manifest.
+    # record the worker has just made (or a test), else read from the details files (details_base and
+    # the part's suffix) each time they are needed; neither is in the manifest.
     details: SessionDetails | None = None
-    details_file: str = ""
+    details_base: str = ""
 
-    def read_details(self) -> SessionDetails:
-        """The session's details: those held, else its details file's (read each time: not kept)."""
+    def read_details(self, part: Part) -> SessionDetails:
+        """The session's details of that part (the others empty): those held, else its part's file's
+        (read each time: not kept)."""
         if self.details is not None:
             return self.details
-        return read_details(Path(self.details_file)) if self.details_file else SessionDetails()
+        return read_details(Path(self.details_base), part) if self.details_base else SessionDetails()
 
     def to_json(self) -> dict[str, Any]:
         """The record as the manifest keeps it: without its details."""
@@ -198,4 +201,4 @@ class SessionRecord:
 
 
 # The fields the manifest keeps of a record.
-_STORED = tuple(f.name for f in fields(SessionRecord) if f.name not in ("details", "details_file"))
+_STORED = tuple(f.name for f in fields(SessionRecord) if f.name not in ("details", "details_base"))
