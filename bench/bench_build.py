@@ -499,43 +499,64 @@ def cold_build_run(sitegen: list[str], agent: Path, site: Path, jobs: int, *, sa
         return run_measured(command, env=child_env(Path(tmp)), cwd=Path(tmp), sample=sample)
 
 
+BASELINE = "cold build (baseline)"
+
+
 def cold_only(
-    corpora: list[tuple[str, Path]], sitegen: list[str], pi_transcript: list[str], jobs: int, runs: int
+    corpora: list[tuple[str, Path]],
+    sitegen: list[str],
+    pi_transcript: list[str],
+    jobs: int,
+    runs: int,
+    baseline: list[str] | None = None,
 ) -> None:
     """Cold builds and pi-transcript --all, turn about on each corpus: the first round polls memory,
-    the others time the tools without the polling's cost (with one round, its times are shown)."""
+    the others time the tools without the polling's cost (with one round, its times are shown).
+    baseline: another sitegen CLI (an older checkout) whose cold build runs turn about with this one's."""
     series: dict[tuple[str, str], Series] = {}
     memory: dict[tuple[str, str], Measured] = {}
+    tools = ["cold build", *([BASELINE] if baseline else []), "pi-transcript --all"]
     print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     for index in range(1, runs + 1):
         sample = index == 1
         for name, agent in corpora:
-            for tool in ("cold build", "pi-transcript --all"):
-                if tool == "cold build":
-                    measured = cold_build_run(sitegen, agent, OUT / "build" / f"cold-{name}", jobs, sample=sample)
-                else:
+            for tool in tools:
+                if tool == "pi-transcript --all":
                     measured = pi_transcript_run(pi_transcript, agent, OUT / "build" / f"pt-{name}", sample=sample)
+                else:
+                    command = baseline if tool == BASELINE and baseline else sitegen
+                    measured = cold_build_run(command, agent, OUT / "build" / f"cold-{name}", jobs, sample=sample)
                 if sample:
                     memory[name, tool] = measured
                 if not sample or runs == 1:
                     series.setdefault((name, tool), Series()).add(measured)
                 failed = f"  FAILED: {measured.stderr.strip()[-300:]}" if measured.returncode else ""
                 print(
-                    f"  run {index}: {name:<6} {tool:<20} {measured.seconds:6.2f} s {measured.cpu:6.2f} CPU s"
+                    f"  run {index}: {name:<6} {tool:<22} {measured.seconds:6.2f} s {measured.cpu:6.2f} CPU s"
                     f"{' (memory polled)' if sample else ''}{failed}",
                     flush=True,
                 )
     print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"\nbest of {runs - 1 if runs > 1 else 1} (times), memory from the first run; --jobs {jobs}")
     header = f"{'seconds':>8} {'CPU s':>8} {'tree RSS MB':>12} {'tree PSS MB':>12} {'max proc MB':>12}"
-    print(f"{'corpus':<8} {'step':<20} {header}")
+    print(f"{'corpus':<8} {'step':<22} {header}")
     for name, _ in corpora:
-        for tool in ("cold build", "pi-transcript --all"):
+        for tool in tools:
             best, peak = series[name, tool], memory[name, tool]
             print(
-                f"{name:<8} {tool:<20} {best.best('seconds'):8.2f} {best.best('cpu'):8.2f} "
+                f"{name:<8} {tool:<22} {best.best('seconds'):8.2f} {best.best('cpu'):8.2f} "
                 f"{peak.tree_peak / MB:12.0f} {peak.tree_pss / MB:12.0f} {peak.max_rss / MB:12.0f}"
             )
+    # The share of the cores the build kept busy, CPU s / (cores x wall): steadier than wall on a
+    # shared machine, and what overlapping the build's stages moves. Ranges over the timed runs.
+    cores = os.cpu_count() or 1
+    print(f"\n{'corpus':<8} {'step':<22} {'wall s':>13} {'CPU s':>13} {f'busy of {cores} cores':>18}")
+    for name, _ in corpora:
+        for tool in tools:
+            ok = series[name, tool].ok
+            walls, cpus = [r.seconds for r in ok], [r.cpu for r in ok]
+            busy = [r.cpu / (cores * r.seconds) for r in ok if r.seconds]
+            print(f"{name:<8} {tool:<22} {_span(walls, '.2f'):>13} {_span(cpus, '.2f'):>13} {_span(busy, '.0%'):>18}")
     goal = f"goal <= {GOAL_COLD_RATIO}x wall"
     print(f"\n{'corpus':<8} {'sessions':>8} {'MB':>7} {'wall ratio':>11} {'CPU ratio':>10}  {goal}")
     for name, agent in corpora:
@@ -545,6 +566,14 @@ def cold_only(
         wall = ours.best("seconds") / theirs.best("seconds")
         cpu = ours.best("cpu") / theirs.best("cpu")
         print(f"{name:<8} {len(files):>8} {size:>7.1f} {wall:>10.2f}x {cpu:>9.2f}x  {_verdict(wall, GOAL_COLD_RATIO)}")
+
+
+def _span(values: list[float], spec: str) -> str:
+    """min-max of the values, as spec formats each ("-" for none)."""
+    if not values:
+        return "-"
+    low, high = min(values), max(values)
+    return f"{low:{spec}}" if format(low, spec) == format(high, spec) else f"{low:{spec}}-{high:{spec}}"
 
 
 def run_cold_watch(bench: Bench, run_index: int) -> ColdWatch:
@@ -621,6 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only cold builds against pi-transcript --all, turn about, on the team's corpus and a plain one",
     )
     parser.add_argument(
+        "--baseline-bin",
+        help="with --cold-only: another sitegen CLI (an older checkout) timed turn about with this one",
+    )
+    parser.add_argument(
         "--corpora",
         default="team,plain",
         help="with --cold-only: team (the corpus above), plain (the same sizes, plain pi sessions), or both",
@@ -640,7 +673,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy)
             corpora = [("agent", args.agent)]
-        cold_only(corpora, sitegen_command(args.sitegen_bin), pi_transcript, args.jobs, args.runs)
+        baseline = [args.baseline_bin] if args.baseline_bin else None
+        cold_only(corpora, sitegen_command(args.sitegen_bin), pi_transcript, args.jobs, args.runs, baseline)
         return 0
     source = args.agent or ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb)
     # Appending lines changes the sessions: work on a copy so the cached corpus stays as generated.

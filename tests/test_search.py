@@ -6,6 +6,7 @@ import base64
 import re
 import sqlite3
 import zlib
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -358,6 +359,59 @@ def test_segments_filled_by_worker_processes_equal_those_filled_here(tmp_path: P
         assert len(update_search_index(site, infos, jobs=jobs).written) > search.PARALLEL_SEGMENTS
     assert search_files(sites[1]) == search_files(sites[2])
     assert {p[1] for p in read_index(sites[2])[1]["topic123"]} == {"s123-u", "s123-a"}
+
+
+def test_meanwhile_runs_once_while_the_worker_processes_fill_the_segments(tmp_path: Path) -> None:
+    """The build makes its other site pages then (sitegen.site.pages.site_pages.SearchExport): both
+    cores busy to the end; the index is the same as without."""
+    import multiprocessing
+
+    transcripts = many_sessions(tmp_path, 200)  # 16 segments: more than PARALLEL_SEGMENTS
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    alive: dict[int, list[int]] = {1: [], 2: []}
+    files: dict[int, dict[str, bytes]] = {}
+    for jobs in (1, 2):
+        site = tmp_path / f"site-{jobs}"
+        for key in sorted(transcripts):
+            store_search_entries(site, key, extract_search_entries(transcripts[key]))
+        seen = partial(lambda calls: calls.append(len(multiprocessing.active_children())), alive[jobs])
+        update_search_index(site, infos, jobs=jobs, meanwhile=seen)
+        files[jobs] = search_files(site)
+    assert alive[1] == [0]  # once, with no worker process
+    assert len(alive[2]) == 1 and alive[2][0] >= 1  # once, while the segments' workers are there
+    assert files[1] == files[2] == search_files(_fresh(tmp_path, transcripts))
+
+
+def test_worker_processes_fill_the_biggest_segments_first_and_record_them_all(tmp_path: Path) -> None:
+    assert search.fill_order({0: 5, 1: 90, 2: 5, 3: 40}) == [1, 3, 0, 2]
+    transcripts = many_sessions(tmp_path, 200)
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    site = tmp_path / "site"
+    for key in sorted(transcripts):
+        store_search_entries(site, key, extract_search_entries(transcripts[key]))
+    assert update_search_index(site, infos, jobs=2).written
+    # Every segment was recorded (in one transaction, after the workers): the next update writes nothing.
+    assert not update_search_index(site, infos, jobs=2).written
+
+
+def test_a_failing_meanwhile_leaves_no_segment_worker_behind(tmp_path: Path) -> None:
+    import multiprocessing
+
+    transcripts = many_sessions(tmp_path, 200)
+    infos = {key: SearchDocInfo(t.display_title, t.cwd, f"sessions/p/{key}.html") for key, t in transcripts.items()}
+    site = tmp_path / "site"
+    for key in sorted(transcripts):
+        store_search_entries(site, key, extract_search_entries(transcripts[key]))
+
+    def fail() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        update_search_index(site, infos, jobs=2, meanwhile=fail)
+    assert multiprocessing.active_children() == []
+    assert not (site / "search" / "index.js").exists()  # the index names no file until it is whole
+    update_search_index(site, infos, jobs=2)  # the next build finishes it
+    assert search_files(site) == search_files(_fresh(tmp_path, transcripts))
 
 
 def test_a_deleted_search_folder_is_written_again(tmp_path: Path) -> None:

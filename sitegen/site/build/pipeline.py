@@ -167,7 +167,7 @@ def write_site_pages(
     looked = [folder / HISTORY_FILE for folder in site.pi_dirs]
     prompts = PromptsPage(_prompt_stores(config, site.pi_dirs), looked, workers, keep=config.keep_for_next)
     render_again = partial(_render_again, config, site, plan, on_progress, clock)
-    result.written.extend(run_generators(site_generators(prompts, render_again, workers), context, clock))
+    result.written.extend(run_generators(site_generators(prompts, render_again, workers, clock), context, clock))
     summary = prompts.summary()
     for store, message in summary.problems:
         (result.notes if is_note(message) else result.problems).append(f"{store}: {message}")

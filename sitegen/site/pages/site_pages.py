@@ -1,5 +1,6 @@
-"""The build's site pages stage as a list of generators: prompts, related lists, the search index, then
-the index pages that link to them all; prompts, related and search are adapters on their own packages."""
+"""The build's site pages stage as a list of generators: prompts, the search index (related lists and
+the index pages made while its processes work), then the home page; prompts, related and search are
+adapters on their own packages."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from sitegen.gcpause import heap_trimmed
 from sitegen.session.entries import shorten
-from sitegen.site.pages.generator import SiteContext, SiteGenerator
-from sitegen.site.pages.index_pages import IndexPages, PromptsSummary, index_generators
+from sitegen.site.pages.generator import SiteContext, SiteGenerator, run_generators
+from sitegen.site.pages.index_pages import HomePage, IndexPages, PromptsSummary, index_generators
 from sitegen.site.pages.related import write_related
 from sitegen.site.search.index import SearchDocInfo, update_search_index
 from sitegen.site.state.jobs import subagent_search_key
 from sitegen.site.state.records import SessionRecord
+from sitegen.timings import PhaseClock
 
 if TYPE_CHECKING:
     from sitegen.site.prompts.page import PromptsResult
@@ -96,23 +98,47 @@ def search_documents(records: Iterable[SessionRecord]) -> dict[str, SearchDocInf
 
 class SearchExport:
     """The search index of every session, subagent page and prompt (sitegen.site.search.index
-    update_search_index: the FTS5 store's segments exported as the page's shards), and search.html."""
+    update_search_index: the FTS5 store's segments exported as the page's shards), and search.html.
+
+    `meanwhile` are the generators that neither read the search index nor write what it reads (the
+    related lists, the index pages but home): they run while the segments are filled in worker
+    processes, so that the build's two cores stay busy to its end, each timed under its own phase."""
 
     name: ClassVar[str] = "search"
 
-    def __init__(self, prompts: PromptsPage, pages: IndexPages, render_again: RenderAgain, jobs: int = 1) -> None:
+    def __init__(
+        self,
+        prompts: PromptsPage,
+        pages: IndexPages,
+        render_again: RenderAgain,
+        jobs: int = 1,
+        meanwhile: Sequence[SiteGenerator] = (),
+        clock: PhaseClock | None = None,
+    ) -> None:
         self.prompts, self.pages, self.render_again, self.jobs = prompts, pages, render_again, jobs
+        self.meanwhile, self.clock = meanwhile, clock
 
     def write(self, context: SiteContext) -> list[str]:
+        others: list[str] = []
+
+        def run_others() -> None:
+            for generator in self.meanwhile:
+                others.extend(run_generators([generator], context, self.clock))
+                if not self.prompts.keep:
+                    # What it made and freed given back while the segments' processes hold theirs
+                    # (at 2,000 sessions the related lists and the stats leave 18 MB otherwise).
+                    heap_trimmed()
+
         if not self.pages.stale(context):
-            return []
+            run_others()
+            return others
         out, prompts = context.out, self.prompts.result
         documents = search_documents(context.records())
         changed = {*context.rendered, *context.manifest.indexed}
         if prompts is not None:
             documents.update(prompts.documents)
             changed.update(prompts.indexed)
-        search = update_search_index(out, documents, changed, self.jobs)
+        search = update_search_index(out, documents, changed, self.jobs, meanwhile=run_others)
         written = list(search.written)
         if search.missing:
             # Documents whose stored entries are gone (.sitegen/ deleted by hand): their sessions are
@@ -120,12 +146,18 @@ class SearchExport:
             written += self.render_again(sorted({documents[key].owner for key in search.missing}))
             written += update_search_index(out, documents, set(search.missing)).written
         problem_count = self.pages.listing(context).problem_count
-        return written + self.pages.writer(context).write_search_page(problem_count)
+        return others + written + self.pages.writer(context).write_search_page(problem_count)
 
 
-def site_generators(prompts: PromptsPage, render_again: RenderAgain, jobs: int = 1) -> list[SiteGenerator]:
+def site_generators(
+    prompts: PromptsPage, render_again: RenderAgain, jobs: int = 1, clock: PhaseClock | None = None
+) -> list[SiteGenerator]:
     """The build's site pages in the order they are written: the prompts first (the search indexes
-    them, the index pages count them), the related lists and the search index, then the index pages."""
+    them, the index pages count them), the search index with the related lists and the index pages
+    made meanwhile (SearchExport), then the home page, last: it links to the rest. `clock` times the
+    generators run meanwhile, as run_generators times the others."""
     pages = IndexPages(prompts.summary)
+    listings = [generator for generator in index_generators(pages) if not isinstance(generator, HomePage)]
     related = RelatedLists(prompts.keep)
-    return [prompts, related, SearchExport(prompts, pages, render_again, jobs), *index_generators(pages)]
+    search = SearchExport(prompts, pages, render_again, jobs, [related, *listings], clock)
+    return [prompts, search, HomePage(pages)]

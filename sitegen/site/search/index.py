@@ -8,7 +8,7 @@ import os
 import re
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +28,7 @@ from sitegen.site.search.store import (
     export_segment,
     has_document,
     record_segment,
+    record_segments,
     segment_path,
     segment_state,
     store_document,
@@ -44,6 +45,7 @@ __all__ = [
     "SearchIndexResult",
     "argument_values",
     "extract_search_entries",
+    "fill_order",
     "has_search_entries",
     "shard_bucket",
     "sharded_terms",
@@ -371,8 +373,21 @@ def _segment_pool(jobs: int, work: int) -> Iterator[Executor | None]:
     close_connections()  # not to be inherited: a connection must not cross a fork
     # fork is cheapest, but unsafe once the live server's threads exist.
     context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
-    with ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, work), mp_context=context)
+    try:
         yield pool
+    except BaseException:
+        # Stopped (Ctrl-C) or failed meanwhile: the segments not yet started are not waited for.
+        pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def fill_order(entries: Mapping[int, int]) -> list[int]:
+    """The order worker processes fill segments in, given each one's entry count (its time follows
+    it closely): the biggest first, so that no big one is filled alone at the end while the other
+    processes idle (the segment with the longest session is a tenth of the work); ties by number."""
+    return sorted(entries, key=lambda number: (-entries[number], number))
 
 
 def _remove_unlisted(folder: Path, keep: set[str]) -> None:
@@ -393,14 +408,22 @@ def _session_row(info: SearchDocInfo, chunks: list[Any]) -> list[Any]:
 
 
 def update_search_index(
-    site_dir: Path, sessions: Mapping[str, SearchDocInfo], changed: Iterable[str] = (), jobs: int = 1
+    site_dir: Path,
+    sessions: Mapping[str, SearchDocInfo],
+    changed: Iterable[str] = (),
+    jobs: int = 1,
+    meanwhile: Callable[[], None] | None = None,
 ) -> SearchIndexResult:
     """Bring <site>/search/ up to date with the given sessions (every session of the site, by key).
 
     Each segment whose members or their stored entries changed since it was exported (the
     database's digests say so; `changed` is not needed) has its FTS5 table filled again and its
     shards written; documents no longer in `sessions` are deleted. index.js is replaced last, so
-    until then the old index still works."""
+    until then the old index still works.
+
+    `meanwhile` is called once, while worker processes fill the segments (a first build: the build's
+    other site pages are made then, so that this process's own work does not wait for theirs), or
+    before the segments are filled here; it must not use the search database."""
     del changed  # the stored digests say what changed, also after a build stopped half way
     result = SearchIndexResult()
     stored = stored_documents(site_dir)
@@ -419,14 +442,23 @@ def update_search_index(
         else:
             stale[number] = held
     with _segment_pool(jobs, len(stale)) as pool:
-        if pool is not None:
-            done = pool.map(_write_segment_job, [(str(site_dir), number, held) for number, held in stale.items()])
+        if pool is None:
+            if meanwhile is not None:
+                meanwhile()
+            for number, held in stale.items():
+                segments[number] = _write_segment(site_dir, number, held)
+                record_segment(site_dir, number, held, segments[number])
         else:
-            done = (_write_segment(site_dir, number, held) for number, held in stale.items())
-        for (number, held), shards in zip(stale.items(), done, strict=True):
-            segments[number] = shards
-            record_segment(site_dir, number, held, shards)
-            result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in shards[1] if name)
+            order = fill_order({number: sum(stored[key].entries for key, _ in held) for number, held in stale.items()})
+            done = pool.map(_write_segment_job, [(str(site_dir), number, stale[number]) for number in order])
+            if meanwhile is not None:
+                meanwhile()
+            segments.update(zip(order, done, strict=True))
+            # Recorded once every segment is filled: a write to the database, whose entries the
+            # workers read meanwhile, would wait for their reads and make them wait for it.
+            record_segments(site_dir, [(number, held, segments[number]) for number, held in stale.items()])
+        for number in stale:
+            result.written.extend(f"{SEARCH_DIR}/t/{name}.js" for name in segments[number][1] if name)
     result.missing.extend(key for key in keys if key not in stored)
     drop_segments_from(site_dir, count)
     for number in range(count):

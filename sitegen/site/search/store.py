@@ -29,8 +29,11 @@ __all__ = [
     "kept_terms",
     "prepare",
     "raise_disk_full",
+    "record_segment",
+    "record_segments",
     "reopen_damaged",
     "segment_path",
+    "segment_state",
     "storable",
     "store_document",
     "stored_documents",
@@ -287,6 +290,19 @@ def record_segment(site_dir: Path, number: int, members: Any, shards: Any) -> No
         "INSERT OR REPLACE INTO segments (number, members, shards) VALUES (?, ?, ?)",
         (number, orjson.dumps(members).decode(), orjson.dumps(shards).decode()),
     )
+
+
+def record_segments(site_dir: Path, rows: Sequence[tuple[int, Any, Any]]) -> None:
+    """record_segment for each (number, members, shards), in one transaction."""
+    db = connection(site_dir)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for number, members, shards in rows:
+            record_segment(site_dir, number, members, shards)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def drop_segments_from(site_dir: Path, count: int) -> None:
