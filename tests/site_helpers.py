@@ -3,11 +3,12 @@ and the CLI run in its own process."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -90,3 +91,12 @@ def run_sitegen(
         environment.pop(name, None)
     environment.update(env or {})
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, check=False, env=environment)
+
+
+def written_on_reload(stream: Iterable[bytes]) -> list[str]:
+    """The pages the next reload event of a live site's event stream names as written."""
+    for raw in stream:
+        if raw.startswith(b"data: ") and b'"written"' in raw:
+            written: list[str] = json.loads(raw.removeprefix(b"data: "))["written"]
+            return written
+    raise AssertionError("the event stream ended without a reload")

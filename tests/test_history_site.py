@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sqlite3
@@ -13,7 +12,7 @@ import orjson
 import pytest
 from history_helpers import HistoryRow, documented_store, folder_state, omp_store, start_writer
 from sessions import BASE_MS
-from site_helpers import build, crawl, make_session, page_text
+from site_helpers import build, crawl, make_session, page_text, written_on_reload
 
 from sitegen.history.writer import add_prompt
 from sitegen.site.build.pipeline import BuildConfig, build_site
@@ -427,10 +426,7 @@ def test_watch_picks_up_a_grown_store(tmp_path: Path) -> None:
             )
             connection.commit()
             connection.close()
-            for raw in stream:
-                if raw.startswith(b"data: ") and b'"written"' in raw:
-                    written = json.loads(raw.removeprefix(b"data: "))["written"]
-                    break
+            written = written_on_reload(stream)
             stream.close()
             assert "prompts.html" in written
             assert b"ZZ_WATCHED_ZZ new prompt" in urllib.request.urlopen(live.url + "prompts.html", timeout=10).read()

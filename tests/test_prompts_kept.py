@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 import urllib.request
@@ -12,7 +11,7 @@ import orjson
 import pytest
 from history_helpers import HistoryRow, omp_store
 from sessions import BASE_MS
-from site_helpers import build, make_session
+from site_helpers import build, make_session, written_on_reload
 
 from sitegen.history.writer import add_prompt
 from sitegen.site.build.pipeline import BuildConfig
@@ -78,10 +77,7 @@ def test_watch_on_a_built_site_primes_what_the_next_build_reuses_before_a_prompt
         assert str(site) not in PRIMERS
         stream = urllib.request.urlopen(f"{live.url}__sitegen__/events?since={live.version.token}", timeout=10)
         _add(agent / "history.db", "ZZ_WATCHED_ZZ new prompt", T0 + 900)
-        for raw in stream:
-            if raw.startswith(b"data: ") and b'"written"' in raw:
-                written = json.loads(raw.removeprefix(b"data: "))["written"]
-                break
+        written = written_on_reload(stream)
         stream.close()
         assert "prompts.html" in written
         assert b"ZZ_WATCHED_ZZ new prompt" in urllib.request.urlopen(live.url + "prompts.html", timeout=10).read()

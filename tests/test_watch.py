@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from site_helpers import make_session
+from site_helpers import make_session, written_on_reload
 
 from sitegen.errors import SitegenError
 from sitegen.resources import resource_dir
@@ -228,10 +227,7 @@ def test_appended_line_reloads_with_the_real_build(tmp_path: Path, agent: Path) 
         }
         with session.open("ab") as handle:
             handle.write(orjson.dumps(line) + b"\n")
-        for raw in stream:
-            if raw.startswith(b"data: ") and b'"written"' in raw:
-                written = json.loads(raw.removeprefix(b"data: "))["written"]
-                break
+        written = written_on_reload(stream)
         stream.close()
         assert page in written and "index.html" in written
         assert b"ZZ_APPENDED_ZZ" in _get(live.url + page)
