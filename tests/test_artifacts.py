@@ -352,6 +352,30 @@ def test_a_file_listed_plain_then_made_a_link_out_is_not_followed(tmp_path: Path
         open_output("agent://1-Task", [folder])
 
 
+def test_a_folder_on_a_links_way_swapped_for_a_link_out_is_not_followed(tmp_path: Path) -> None:
+    # A log that is a link into a subfolder of the session's folder, found; then the subfolder is
+    # swapped for a link out of it: the read looks the link up again and refuses it.
+    import shutil
+
+    from sitegen.session.artifacts import open_artifact
+
+    folder = tmp_path / "session"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "real.log").write_text("the log\n")
+    (folder / "0.bash.log").symlink_to("sub/real.log")
+    found = open_artifact("artifact://0", [folder])
+    assert found is not None and found.text() == "the log\n"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "real.log").write_text("ZZ_OUTSIDE_ZZ")
+    shutil.rmtree(folder / "sub")
+    (folder / "sub").symlink_to(outside)
+    with pytest.raises(ArtifactError, match=r"^Cannot read "):
+        found.text()
+    with pytest.raises(ArtifactError, match=r"^Cannot read "):
+        found.ends(4, 4)
+
+
 @pytest.mark.parametrize("linked", [False, True])
 def test_a_found_file_swapped_for_a_link_out_is_not_read(tmp_path: Path, linked: bool) -> None:
     # Found (and sized) first, read later as far as a page shows it: a link put in the file's place in

@@ -208,6 +208,33 @@ def test_a_prompts_page_made_from_a_damaged_file_is_made_again_by_the_next_build
     assert "ZZ_GAMMA1_ZZ follow-up 0" in prompts_data()
 
 
+def test_related_lists_made_from_a_damaged_terms_file_are_made_again_by_the_next_build(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    for number in range(4):
+        make_session(agent, "/work/gamma", f"gamma-{number}", f"ZZ_GAMMA{number}_ZZ apple banana cherry", entries=3)
+    site = tmp_path / "site"
+    _build(site, agent)
+    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.terms.json").write_bytes(b"{not json")
+    line = {
+        "type": "message",
+        "id": "zz000002",
+        "parentId": "u2",
+        "timestamp": "2026-01-01T01:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "zebra xylophone quartz"}]},
+    }
+    with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
+        handle.write(orjson.dumps(line) + b"\n")
+    _build(site, agent)  # gamma-1 had no terms for this build's lists; it is rendered again by the next
+    _build(site, agent)
+    fresh = tmp_path / "fresh"
+    _build(fresh, agent)
+
+    def related(out: Path) -> dict[str, str]:
+        return {path.relative_to(out).as_posix(): path.read_text() for path in sorted(out.rglob("*.related.js"))}
+
+    assert related(site) == related(fresh)
+
+
 # A build in its own process that names, through an audit hook, each details file it opens for reading (a line
 # each time, written at once: the CLI ends without the interpreter's teardown).
 _COUNTING = """

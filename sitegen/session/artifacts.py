@@ -262,11 +262,20 @@ def _target(path: Path, plain: bool) -> Path:
     return resolved
 
 
+def _still(path: Path, target: Path) -> Path:
+    """target, when path still leads there: O_NOFOLLOW guards only a path's last name, so a link's
+    target is looked up again right before each read (a folder on its way swapped for a link out of
+    the session's folder since it was found is refused, not followed)."""
+    if target != path and _target(path, False) != target:
+        raise ArtifactError(f"Cannot read {path}: it changed since it was found")
+    return target
+
+
 def _open(path: Path, target: Path) -> BinaryIO:
     """path's file, opened at target (_target) without following a link; a FIFO, a device or a folder
     is refused (a FIFO would wait for a writer forever, /dev/zero never ends)."""
     try:
-        return open_regular(target, buffering=0, follow_links=False)
+        return open_regular(_still(path, target), buffering=0, follow_links=False)
     except OSError as error:
         raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
 
@@ -278,7 +287,7 @@ def _read_text(path: Path, plain: bool) -> str:
 
 def _read_target(path: Path, target: Path) -> str:
     try:
-        data = read_regular_file(target, MAX_READ_BYTES, follow_links=False)
+        data = read_regular_file(_still(path, target), MAX_READ_BYTES, follow_links=False)
     except OSError as error:
         raise ArtifactError(f"Cannot read {path}: {error.strerror}") from None
     text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")

@@ -237,7 +237,8 @@ class _Resolver:
             return TextOutput(self.text_filter(resolve_internal_url(url, self.dirs)))
         file = open_output(url, self.dirs)
         if file is None:
-            return TextOutput(resolve_internal_url(url, self.dirs))
+            text = resolve_internal_url(url, self.dirs)
+            return TextOutput(self.text_filter(text) if self.text_filter is not None else text)
         if self.text_filter is None:
             return FileOutput(file)
         return FilteredFileOutput(file, self.text_filter, self.last)

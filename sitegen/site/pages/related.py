@@ -16,7 +16,7 @@ import orjson
 
 from sitegen import __version__
 from sitegen.fileio import open_regular, replace_file
-from sitegen.site.state.details import KeptPart
+from sitegen.site.state.details import KeptPart, lost_reads
 from sitegen.site.state.jobs import related_script, relative_url
 from sitegen.site.state.records import SessionRecord
 from sitegen.site.state.shape import conforms
@@ -257,13 +257,21 @@ def _remembered(
         related: dict[str, list[str]] = kept["related"]
         return related
     # Vectors in sorted key order, each in its words' order: the digest covers all the scores read.
+    lost_before = lost_reads()
     top = _vectors(read_terms())
     vectors_digest = _digest(top)
     if kept.get("vectors") == vectors_digest:
         related = kept["related"]
     else:
         related = _most_similar(top, RELATED_COUNT)
-    state_json = {"digest": inputs_digest, "vectors": vectors_digest, "related": related}
+    # A terms file lost (damaged, missing) gave its session none: lists made without them are not kept
+    # under the digests of the terms the records name, or the next build would take them as made from those.
+    whole = lost_reads() == lost_before
+    state_json = {
+        "digest": inputs_digest if whole else None,
+        "vectors": vectors_digest if whole else None,
+        "related": related,
+    }
     replace_file(state, orjson.dumps(state_json, option=orjson.OPT_SORT_KEYS))
     return related
 

@@ -300,8 +300,11 @@ def record_segments(site_dir: Path, rows: Sequence[tuple[int, Any, Any]]) -> Non
         for number, members, shards in rows:
             record_segment(site_dir, number, members, shards)
         db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
+    except BaseException as error:
+        if db.in_transaction:  # a full disk or damage may have rolled it back already
+            db.execute("ROLLBACK")
+        if isinstance(error, sqlite3.DatabaseError):
+            raise_disk_full(error)
         raise
 
 

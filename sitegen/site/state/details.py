@@ -147,14 +147,14 @@ def lost_reads() -> int:
 
 class KeptPart:
     """One part of the sessions' details, held by a process that builds again (watch) with the
-    (mtime_ns, size) each file had when it was read: its next build parses again only the files that
+    (mtime_ns, size, inode) each file had when it was read: its next build parses again only the files that
     changed (a session rendered again writes its files anew). Only for a part small enough to hold:
     the terms are about 5.5 KB a session (1.2 MB at 200 sessions); the tool rows and the typed prompts
     four and five times that."""
 
     def __init__(self, part: Part) -> None:
         self.part = part
-        self._held: dict[Path, tuple[int, int, SessionDetails]] = {}
+        self._held: dict[Path, tuple[int, int, int, SessionDetails]] = {}
 
     def read(self, bases: Iterable[Path]) -> list[SessionDetails]:
         """Each session's part, in order; what is held afterwards is theirs alone."""
@@ -167,10 +167,12 @@ class KeptPart:
             except OSError:
                 found.append(read_details(base, part))  # gone: said and counted there
                 continue
-            stamp = (status.st_mtime_ns, status.st_size)
+            # The inode too: a session rendered again renames a new file into place, and a file system
+            # with coarse times can give it the old one's time and size.
+            stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
             kept = held.get(path)
-            if kept is not None and kept[:2] == stamp:
-                details = kept[2]
+            if kept is not None and kept[:3] == stamp:
+                details = kept[3]
             else:
                 lost_before = _lost_reads
                 details = read_details(base, part)
