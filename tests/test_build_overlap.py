@@ -79,3 +79,26 @@ def test_a_build_stopped_while_the_search_is_exported_is_finished_by_the_next(
     os.rename(site, tmp_path / "resumed")
     os.rename(fresh, site)
     assert _site_files(tmp_path / "resumed") == _site_files(site)
+
+
+def test_a_session_that_fails_when_rendered_again_for_the_search_is_on_the_problems_page(tmp_path: Path) -> None:
+    """The index pages are made while the search is exported; a session whose stored entries were gone
+    is rendered again after that, and a failure then is on the pages made again after it."""
+    agent = tmp_path / "agent"
+    sessions = [make_session(agent, "/work/alpha", f"alpha-{n}", f"ZZ_ALPHA{n}_ZZ") for n in range(3)]
+    site = tmp_path / "site"
+    _build(site, agent, 1)
+    # The search database deleted by hand; a session spoiled without its size or time changing (so the
+    # plan takes it as it was); another one grown, so the build exports the search.
+    (site / ".sitegen" / "search" / "index.db").unlink()
+    status = sessions[1].stat()
+    sessions[1].write_bytes(b"\xff" * status.st_size)
+    os.utime(sessions[1], ns=(status.st_atime_ns, status.st_mtime_ns))
+    line = {"type": "message", "id": "zz9", "parentId": "u2", "timestamp": "2026-01-01T01:00:00.000Z"}
+    line["message"] = {"role": "user", "content": [{"type": "text", "text": "more words"}]}
+    with sessions[0].open("ab") as handle:
+        handle.write(orjson.dumps(line) + b"\n")
+    result = build_site(BuildConfig(out=site, agent_dirs=[agent], use_default_dirs=False, jobs=1))
+    assert len(result.problems) == 1 and "alpha-1.jsonl" in result.problems[0]  # said, and --strict fails
+    problems = (site / "problems.html").read_text()
+    assert "alpha-1.jsonl" in problems and "no session header" in problems

@@ -151,7 +151,6 @@ def write_site_pages(
         # page not written yet: each is there first, saying the build writes it.
         projects = sorted({f"projects/{record.project_slug}.html" for record in manifest.records()})
         write_placeholders(out, site.assets, [*projects, *INDEX_PAGES])
-    result.problems = [f"{source}: {message}" for source, message in [*manifest.problems(), *manifest.defects()]]
     # A build stopped half way (manifest.complete False) left the indexes as they were before it.
     resumed = not manifest.complete
     context = SiteContext(
@@ -168,6 +167,8 @@ def write_site_pages(
     prompts = PromptsPage(_prompt_stores(config, site.pi_dirs), looked, workers, keep=config.keep_for_next)
     render_again = partial(_render_again, config, site, plan, on_progress, clock)
     result.written.extend(run_generators(site_generators(prompts, render_again, workers, clock), context, clock))
+    # After the generators: a session rendered again for the search (render_again) may have failed.
+    result.problems = [f"{source}: {message}" for source, message in [*manifest.problems(), *manifest.defects()]]
     summary = prompts.summary()
     for store, message in summary.problems:
         (result.notes if is_note(message) else result.problems).append(f"{store}: {message}")

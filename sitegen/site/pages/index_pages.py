@@ -60,6 +60,10 @@ class IndexPages:
             self._writer = IndexWriter(context.out, context.assets)
         return self._writer
 
+    def forget_listing(self) -> None:
+        """Sessions were rendered again since the listing was made (their records changed): made anew."""
+        self._listing = None
+
     def listing(self, context: SiteContext) -> Listing:
         if self._listing is None or self._listing[0] is not context:
             with imports_settled():

@@ -145,8 +145,12 @@ class SearchExport:
             # rendered again (a subagent's entries are stored by its session's render), then indexed.
             written += self.render_again(sorted({documents[key].owner for key in search.missing}))
             written += update_search_index(out, documents, set(search.missing)).written
+            # The index pages were made meanwhile from their records before this (one may have failed
+            # since, a problem they must list): made again from the records as they are now.
+            self.pages.forget_listing()
+            run_others()
         problem_count = self.pages.listing(context).problem_count
-        return others + written + self.pages.writer(context).write_search_page(problem_count)
+        return list(dict.fromkeys(others + written + self.pages.writer(context).write_search_page(problem_count)))
 
 
 def site_generators(
