@@ -181,7 +181,7 @@ def documents(draw: st.DrawFn) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)  # with the 3,000 seeded mixes below: the suite stays under 5 min
 @given(documents())
 def test_mixes_of_blocks_render_as_markdown_it_renders_them(text: str) -> None:
     assert_same(text)
