@@ -184,19 +184,24 @@ def test_a_damaged_file_a_build_reads_is_said_and_made_again_by_the_next(tmp_pat
     assert "ZZ_GAMMA1_ZZ follow-up 0" in "".join(p.read_text() for p in (site / "prompts").rglob("*.js"))
 
 
-def test_a_prompts_page_made_from_a_damaged_file_is_made_again_by_the_next_build(tmp_path: Path) -> None:
-    agent, site = _built(tmp_path)
-    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.prompts.json").write_bytes(b"\0" * 64)
-    # A new prompt in another session: the Prompts page is made again, reading the damaged file as none.
+def _prompt_in_gamma_0(agent: Path, text: str) -> None:
+    """A prompt appended to the session gamma-0, as its agent would."""
     line = {
         "type": "message",
         "id": "zz000002",
         "parentId": "u2",
         "timestamp": "2026-01-01T01:00:00.000Z",
-        "message": {"role": "user", "content": [{"type": "text", "text": "ZZ_NEW_PROMPT_ZZ"}]},
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
     }
     with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
         handle.write(orjson.dumps(line) + b"\n")
+
+
+def test_a_prompts_page_made_from_a_damaged_file_is_made_again_by_the_next_build(tmp_path: Path) -> None:
+    agent, site = _built(tmp_path)
+    (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.prompts.json").write_bytes(b"\0" * 64)
+    # A new prompt in another session: the Prompts page is made again, reading the damaged file as none.
+    _prompt_in_gamma_0(agent, "ZZ_NEW_PROMPT_ZZ")
     _build(site, agent)
 
     def prompts_data() -> str:
@@ -215,15 +220,7 @@ def test_related_lists_made_from_a_damaged_terms_file_are_made_again_by_the_next
     site = tmp_path / "site"
     _build(site, agent)
     (site / DETAILS / "2026-01-01T00-00-00-000Z_gamma-1.terms.json").write_bytes(b"{not json")
-    line = {
-        "type": "message",
-        "id": "zz000002",
-        "parentId": "u2",
-        "timestamp": "2026-01-01T01:00:00.000Z",
-        "message": {"role": "user", "content": [{"type": "text", "text": "zebra xylophone quartz"}]},
-    }
-    with next(agent.glob("sessions/*/*_gamma-0.jsonl")).open("ab") as handle:
-        handle.write(orjson.dumps(line) + b"\n")
+    _prompt_in_gamma_0(agent, "zebra xylophone quartz")
     _build(site, agent)  # gamma-1 had no terms for this build's lists; it is rendered again by the next
     _build(site, agent)
     fresh = tmp_path / "fresh"
