@@ -3,23 +3,20 @@ as sitegen.transcript.attachments resolved them, within the page's budget."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
-from sitegen.errors import SitegenError
 from sitegen.render.ansi import ansi_to_html
 from sitegen.render.base.text import human_size
 from sitegen.render.tools import Attachment
-from sitegen.transcript.model import TRANSCRIPT_BYTES, Output, Subagent, Transcript, referenced_urls
+from sitegen.transcript.model import TRANSCRIPT_BYTES, Output, Subagent, Transcript, read_or_left_off, referenced_urls
 
 if TYPE_CHECKING:
     from sitegen.render.page import PageRenderer
 
-log = logging.getLogger(__name__)
 
 __all__ = [
     "ARTIFACT_MODES",
@@ -127,17 +124,12 @@ class AttachmentViews:
             return None
         output = attached.output
         render = ansi_to_html if url.startswith("artifact://") else self.renderer.markdown.render
-        try:
-            # Outputs are read here, as they are placed: a file that vanished or cannot be read since
-            # it was resolved leaves only its own attachment off the page.
-            body, note, src = self.budget.place(url, output, render)
-            size = output.size
-        except SitegenError as error:
-            log.info("not inlining %s: %s", url, error)
+        # Outputs are read here, as they are placed: a file that vanished or cannot be read since it was
+        # resolved leaves only its own attachment off the page.
+        placed = read_or_left_off(url, lambda: (*self.budget.place(url, output, render), output.size))
+        if placed is None:
             return None
-        except OSError as error:
-            log.warning("cannot read %s: %s", url, error)
-            return None
+        body, note, src, size = placed
         if url.startswith("artifact://"):
             return Attachment(label=url, body=body, size=size, note=note, src=src)
         transcript = self._embedded(attached.subagent) if attached.subagent is not None else None

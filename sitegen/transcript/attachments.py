@@ -4,7 +4,6 @@ their subagents' own transcripts, and odek's tool frames."""
 from __future__ import annotations
 
 import itertools
-import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from sitegen.transcript.model import (
     Subagent,
     ToolResult,
     Transcript,
+    read_or_left_off,
     referenced_urls,
 )
 from sitegen.transcript.transform import map_transcript_text
@@ -36,7 +36,6 @@ __all__ = [
     "resolve_attachments",
 ]
 
-log = logging.getLogger("sitegen.transcript")
 
 # Subagents can start subagents; embedding stops at this depth (deeper ones are linked by name).
 MAX_SUBAGENT_DEPTH = 3
@@ -217,13 +216,8 @@ class _Resolver:
                 transcript.attachments[url] = attached
 
     def _attached(self, url: str) -> Attached | None:
-        try:
-            output = self._output(url)
-        except SitegenError as error:
-            log.info("not inlining %s: %s", url, error)
-            return None
-        except OSError as error:
-            log.warning("cannot read %s: %s", url, error)
+        output = read_or_left_off(url, lambda: self._output(url))
+        if output is None:
             return None
         if url.startswith("artifact://"):
             return Attached(url, output)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from sitegen.errors import SitegenError
 from sitegen.odek.framing import ToolFrame
 from sitegen.session.tree import SessionTree
 from sitegen.titles import session_title
@@ -27,6 +29,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "activity_times",
+    "read_or_left_off",
     "referenced_urls",
 ]
 
@@ -168,6 +171,23 @@ class Output(Protocol):
     def measure(self, part: str) -> int:
         """A part's size in the unit of size."""
         ...
+
+
+_Read = TypeVar("_Read")
+_log = logging.getLogger("sitegen.transcript")
+
+
+def read_or_left_off(url: str, read: Callable[[], _Read]) -> _Read | None:
+    """read() of what url names, or None when it cannot be read: the page then leaves that output off.
+    One rule for resolving an output and for placing it later: refused by sitegen (a link out of its
+    folder, past a limit) is noted, any other failure to read is a warning."""
+    try:
+        return read()
+    except SitegenError as error:
+        _log.info("not inlining %s: %s", url, error)
+    except OSError as error:
+        _log.warning("cannot read %s: %s", url, error)
+    return None
 
 
 _ARTIFACT_URL = re.compile(r"artifact://(\d+)")
