@@ -81,15 +81,20 @@ class _IndexPage:
     def __init__(self, pages: IndexPages) -> None:
         self.pages = pages
 
+    def write(self, context: SiteContext) -> list[str]:
+        """The page's files, when anything an index page shows changed (IndexPages.stale); else none."""
+        return self._made(context) if self.pages.stale(context) else []
+
+    def _made(self, context: SiteContext) -> list[str]:
+        raise NotImplementedError
+
 
 class StatsPage(_IndexPage):
     """stats.html: the figures of every session, all time and the last 30 and 7 days, with charts."""
 
     name: ClassVar[str] = "stats"
 
-    def write(self, context: SiteContext) -> list[str]:
-        if not self.pages.stale(context):
-            return []
+    def _made(self, context: SiteContext) -> list[str]:
         return self.pages.writer(context).write_stats(self.pages.listing(context))
 
 
@@ -98,9 +103,7 @@ class ProblemsPage(_IndexPage):
 
     name: ClassVar[str] = "problems"
 
-    def write(self, context: SiteContext) -> list[str]:
-        if not self.pages.stale(context):
-            return []
+    def _made(self, context: SiteContext) -> list[str]:
         return self.pages.writer(context).write_problems(self.pages.listing(context))
 
 
@@ -109,9 +112,7 @@ class ProjectPages(_IndexPage):
 
     name: ClassVar[str] = "projects"
 
-    def write(self, context: SiteContext) -> list[str]:
-        if not self.pages.stale(context):
-            return []
+    def _made(self, context: SiteContext) -> list[str]:
         writer, listing = self.pages.writer(context), self.pages.listing(context)
         by_project: dict[str, list[SessionRecord]] = {}
         for record in listing.records:
@@ -134,9 +135,7 @@ class AllSessionsPage(_IndexPage):
 
     name: ClassVar[str] = "all-sessions"
 
-    def write(self, context: SiteContext) -> list[str]:
-        if not self.pages.stale(context):
-            return []
+    def _made(self, context: SiteContext) -> list[str]:
         listing = self.pages.listing(context)
         return self.pages.writer(context).write_all_sessions(listing.records, listing.names, listing.problem_count)
 
@@ -146,9 +145,7 @@ class HomePage(_IndexPage):
 
     name: ClassVar[str] = "home"
 
-    def write(self, context: SiteContext) -> list[str]:
-        if not self.pages.stale(context):
-            return []
+    def _made(self, context: SiteContext) -> list[str]:
         writer = self.pages.writer(context)
         written = writer.write_home(self.pages.listing(context), context.building)
         if not context.building:
