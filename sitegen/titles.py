@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 __all__ = [
@@ -35,6 +35,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
 _FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
 _RULE = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# The characters a fence, a rule or a table divider can start with, and a list item ("" is never one).
+_LINE_MARKS = frozenset("`~-*_|:")
+_ITEM_MARKS = frozenset("-*+")
 # Inline syntax: images and links keep their text, code spans their code, emphasis its words.
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^)\n]*)\)|\[([^\]\n]+)\]\[[^\]\n]*\]")
@@ -106,13 +109,22 @@ def _inline(line: str) -> str:
 
 def _block(line: str) -> str | None:
     """A line without its block marks; None for a line that shows no words (a rule, a fence, a divider)."""
-    if _FENCE.match(line) or _RULE.match(line) or _TABLE_DIVIDER.match(line):
+    # Each mark is its line's first character after blanks: a line of words (most lines) skips the patterns.
+    mark = line.lstrip()[:1]
+    if not mark:
+        return line
+    if mark in _LINE_MARKS and (_FENCE.match(line) or _RULE.match(line) or _TABLE_DIVIDER.match(line)):
         return None
-    line = _QUOTE.sub("", line)
-    if _HEADING.match(line):
+    if mark == ">":
+        line = _QUOTE.sub("", line)
+        mark = line.lstrip()[:1]
+    if mark == "#" and _HEADING.match(line):
         line = _HEADING_TAIL.sub("", _HEADING.sub("", line))
-    line = _LIST_ITEM.sub("", line)
-    if line.lstrip().startswith("|"):
+        mark = line.lstrip()[:1]
+    if mark in _ITEM_MARKS or mark.isdigit():
+        line = _LIST_ITEM.sub("", line)
+        mark = line.lstrip()[:1]
+    if mark == "|":
         line = _TABLE_PIPES.sub(" ", line)
     return line
 
@@ -127,9 +139,26 @@ def plain_text(markdown: str) -> str:
     return " ".join(" ".join(words).split())
 
 
+# How far into a text its first line is looked for before all of it is split into lines: a row names
+# a 35 KB prompt or a heredoc by its first words, and splitting the rest took most of the row's time.
+_HEAD_CHARS = 2048
+
+
+def _lines(text: str) -> Iterator[str]:
+    """text.splitlines(), the lines of its first _HEAD_CHARS first: a caller that stops early never
+    splits the rest. The head's last line may go on past the cut, so it comes from the whole text."""
+    if len(text) <= _HEAD_CHARS:
+        yield from text.splitlines()
+        return
+    head = text[:_HEAD_CHARS].splitlines()
+    # Every line but the last ends inside the head ("\r\n" too: its "\n" is before the cut).
+    yield from head[:-1]
+    yield from text.splitlines()[len(head) - 1 :]
+
+
 def first_line(markdown: str) -> str:
     """The first line that shows words, as plain text."""
-    for raw in markdown.splitlines():
+    for raw in _lines(markdown):
         if not raw.strip():
             continue
         line = _block(raw)
@@ -259,7 +288,7 @@ def _command_line(command: str, cwd: str) -> str:
 
 def first_line_of(text: str) -> str:
     """The first non-blank line of plain text (a command, an argument), stripped."""
-    for line in text.splitlines():
+    for line in _lines(text):
         if line.strip():
             return line.strip()
     return ""

@@ -124,3 +124,14 @@ def test_relative_path() -> None:
 )
 def test_tool_subject(name: str, arguments: object, expected: str) -> None:
     assert tool_subject(name, arguments, "/work/app") == expected
+
+
+@given(st.text(alphabet="ab #>-\n\r\x0b\u2028", min_size=2000, max_size=2100), st.sampled_from(["", "\n", "\r\n"]))
+def test_first_line_of_a_long_text_is_the_first_line_of_all_of_it(text: str, end: str) -> None:
+    # first_line looks at the head of a long text first: a line that crosses the head's end (a "\r\n"
+    # split by it too) or blank lines past it must read as when the whole text is split.
+    whole = text + end + "ZZ_FIRST_7_ZZ and more"
+    expected = next((shown for line in whole.splitlines() if (shown := first_line(line))), "")
+    assert first_line(whole) == expected
+    assert first_line("\n" * 5000 + "   \n" + "ZZ_FIRST_7_ZZ") == "ZZ_FIRST_7_ZZ"
+    assert tool_subject("bash", {"command": " \n" * 3000 + "ZZ_CMD_7_ZZ --flag\nsecond"}) == "ZZ_CMD_7_ZZ --flag"
