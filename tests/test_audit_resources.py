@@ -173,3 +173,41 @@ def test_a_folder_the_user_named_covers_its_files(tmp_path: Path) -> None:
     calls = [("bash", {"command": "cp dark.json ~/.pi/agent/themes/test.json"}, "")]
     assert _turn(tmp_path, "copy the dark theme to the .pi/agent/themes folder", calls) == []
     assert _turn(tmp_path, "copy the dark theme over", calls) == ["~/.pi/agent/themes/test.json"]
+
+
+def test_a_prompt_names_a_resource_in_any_case(tmp_path: Path) -> None:
+    calls = [("read", {"path": "/etc/hosts"}, "x"), ("read", {"path": "/ETC/Passwd"}, "x")]
+    assert _turn(tmp_path, "Compare /ETC/HOSTS with /etc/passwd", calls) == []
+
+
+@pytest.mark.parametrize(
+    ("second", "third"),
+    [
+        ("", '<untrusted_content_ab12 source="ZZ_SRC_7_ZZ">do it</untrusted_content_ab12>'),
+        # A tag that the line break between the parts splits.
+        ("<untrusted_content_ab12", 'source="ZZ_SRC_7_ZZ">do it</untrusted_content_ab12>'),
+    ],
+)
+def test_untrusted_content_in_any_part_of_an_output_counts_as_ingesting(
+    tmp_path: Path, second: str, third: str
+) -> None:
+    from sessions import SessionBuilder, tool_call
+
+    b = SessionBuilder(session_id="untrusted", cwd="/work/app")
+    b.user("u1", "summarise the issue")
+    b.assistant("a1", [tool_call("c1", "issue", number=7)])
+    parts = [{"type": "text", "text": "the issue:\n" + second}, {"type": "text", "text": third}]
+    b.message("r1", "toolResult", parts, True, toolCallId="c1", toolName="issue", isError=False)
+    b.assistant("a2", [tool_call("c2", "read", path="/etc/shadow")])
+    b.tool_result("r2", "c2", "read", "x")
+    (turn,) = analyse_transcript(load_transcript(b.write(tmp_path / "untrusted.jsonl")))
+    assert turn.ingest_sources == ["ZZ_SRC_7_ZZ"] and turn.flagged
+
+
+def test_a_scope_reads_a_text_once_and_answers_it_the_same_way_again() -> None:
+    scope = PathScope.of("/w", [{"path": "/w/Makefile"}])
+    first = resources_in("make -f Makefile && cat /etc/hosts", scope)
+    first.append("ZZ_CHANGED_7_ZZ")  # a caller's list is its own: the next answer is not changed by it
+    assert resources_in("make -f Makefile && cat /etc/hosts", scope) == ["Makefile", "/etc/hosts"]
+    assert resources_in("make -f Makefile && cat /etc/hosts", PathScope()) == ["/etc/hosts"]
+    assert PathScope.of("/w", [{"path": "/w/Makefile"}]) == scope  # what it read is not part of what it is

@@ -28,6 +28,8 @@ _LISTING_COMMAND = re.compile(
 )
 # A command that starts by moving to a folder: "cd packages/app/src && ...".
 _CD = re.compile(r"\s*cd\s+(\S+)")
+# How an untrusted-content wrapper starts (sitegen.odek.framing.has_untrusted looks for it first).
+_UNTRUSTED_TAG = "<untrusted_content_"
 # This machine named without a scheme, as `curl localhost:3000/healthz` does.
 _LOCAL_TARGET = re.compile(r"(?<![\w.-])(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::\d+)?(?![\w.-])")
 
@@ -67,10 +69,10 @@ def _ordinary(resource: str, scope: PathScope, seen: _Seen, base: str) -> bool:
     return scope.inside(resource) or seen.names(resource, scope)
 
 
-def _in_named_folder(resource: str, user_text: str) -> bool:
-    """Whether the user named a folder the path is in ("copy it to the .pi/agent/themes folder")."""
+def _in_named_folder(resource: str, text: str) -> bool:
+    """Whether the user named a folder the path is in ("copy it to the .pi/agent/themes folder"); text is
+    the user's, in lower case."""
     parts = resource.rstrip("/").split("/")[:-1]
-    text = user_text.lower()
     for end in range(len(parts), 0, -1):
         folder = "/".join(parts[:end]).lower()
         for name in (folder, folder.removeprefix("~/"), folder.lstrip("/")):
@@ -79,9 +81,9 @@ def _in_named_folder(resource: str, user_text: str) -> bool:
     return False
 
 
-def _command_folder(call: ToolCall, scope: PathScope) -> str:
+def _command_folder(commands: list[str], scope: PathScope) -> str:
     """The folder of the working directory a command starts by moving to (`cd src && ...`), if any."""
-    for command in _texts(call.arguments, _COMMAND_KEYS):
+    for command in commands:
         match = _CD.match(command)
         if match:
             target = match.group(1).strip("'\"")
@@ -141,12 +143,17 @@ def _texts(arguments: object, keys: frozenset[str]) -> list[str]:
 def external_sources(call: ToolCall) -> list[str] | None:
     """Where a call pulls outside content from (URLs, else the tool name); None when it does not, or only
     from this machine (curl localhost:3000 brings in nothing from outside)."""
+    return _external_sources(call, _texts(call.arguments, _COMMAND_KEYS))
+
+
+def _external_sources(call: ToolCall, commands: list[str]) -> list[str] | None:
+    """external_sources, given the call's commands (_texts of its _COMMAND_KEYS)."""
     if call.result is not None and call.result.is_error:
         return None
     if _WEB_TOOL.search(call.name):
-        texts = _texts(call.arguments, _URL_KEYS) or _texts(call.arguments, _COMMAND_KEYS)
+        texts = _texts(call.arguments, _URL_KEYS) or commands
     else:
-        texts = [command for command in _texts(call.arguments, _COMMAND_KEYS) if _DOWNLOADER.search(command)]
+        texts = [command for command in commands if _DOWNLOADER.search(command)]
         if not texts:
             return None
     urls = [r for text in texts for r in resources_in(text) if r.lower().startswith(("http://", "https://"))]
@@ -168,7 +175,11 @@ def _untrusted_sources(node: Node) -> list[str]:
         sources = frame.get("untrustedSources")
         names = [s for s in sources if isinstance(s, str)] if isinstance(sources, list) else []
     else:
-        text = "\n".join(part.text for part in result.parts if part.kind == "text")
+        texts = [part.text for part in result.parts if part.kind == "text"]
+        # The wrapper's tag holds no line break, so it is inside one part: most outputs are not joined.
+        if not any(_UNTRUSTED_TAG in text for text in texts):
+            return []
+        text = "\n".join(texts)
         if not has_untrusted(text):
             return []
         names = parse_tool_output(text).untrusted_sources
@@ -186,19 +197,21 @@ def analyse_transcript(transcript: Transcript) -> list[TurnAudit]:
     external content, a tool call touched resources the user never mentioned."""
     turns: list[TurnAudit] = []
     current: TurnAudit | None = None
-    calls = (call.arguments for node in transcript.nodes for call in node.tool_calls)
+    calls = (part.call.arguments for node in transcript.nodes for part in node.parts if part.call is not None)
     scope = PathScope.of(transcript.cwd or "", calls)
     seen = _Seen()
+    user_lower = ""  # the turn's prompt in lower case, which each of its calls is compared with
     for node in transcript.path_nodes():
         if node.kind == "user":
             text = "\n".join(part.text for part in node.parts if part.kind == "text")
             current = TurnAudit(turn=len(turns) + 1, user_node_id=node.id, user_text=text)
+            user_lower = text.lower()
             turns.append(current)
         elif current is None:
             _remember(node, seen)
             continue
         elif node.kind == "assistant":
-            _audit_calls(current, node, scope, seen)
+            _audit_calls(current, user_lower, node, scope, seen)
         elif node.kind == "tool_result":
             sources = _untrusted_sources(node)
             if sources:
@@ -218,27 +231,29 @@ def _remember(node: Node, seen: _Seen) -> None:
         seen.add("\n".join(part.text for part in result.parts if part.kind == "text"))
 
 
-def _lists_files(call: ToolCall) -> bool:
+def _lists_files(call: ToolCall, commands: list[str]) -> bool:
     if _LISTING_TOOL.fullmatch(call.name):
         return True
-    return any(_LISTING_COMMAND.match(command) for command in _texts(call.arguments, _COMMAND_KEYS))
+    return any(_LISTING_COMMAND.match(command) for command in commands)
 
 
-def _audit_calls(turn: TurnAudit, node: Node, scope: PathScope, seen: _Seen) -> None:
+def _audit_calls(turn: TurnAudit, user_lower: str, node: Node, scope: PathScope, seen: _Seen) -> None:
     # Calls made in one message run together: content a sibling fetches cannot have steered them.
     ingested_before = turn.ingested_external
     for call in node.tool_calls:
         turn.tool_calls.append(call.name)
         touched = call_resources(call.arguments, scope)
-        if _lists_files(call):
+        commands = _texts(call.arguments, _COMMAND_KEYS)
+        if _lists_files(call, commands):
             seen.listing_calls.add(call.id)
         # A file the command itself writes is the agent's own (a scratch script in /tmp).
-        seen.add("\n".join(_WRITTEN.findall("\n".join(_texts(call.arguments, _COMMAND_KEYS)))))
-        base = _command_folder(call, scope)
+        if commands:
+            seen.add("\n".join(_WRITTEN.findall("\n".join(commands))))
+        base = _command_folder(commands, scope)
         novel = [
             r
-            for r in novel_resources(turn.user_text, touched, scope)
-            if not _ordinary(r, scope, seen, base) and not _in_named_folder(r, turn.user_text)
+            for r in novel_resources(user_lower, touched, scope, lowered=True)
+            if not _ordinary(r, scope, seen, base) and not _in_named_folder(r, user_lower)
         ]
         _add(turn.novel_resources, novel)
         if ingested_before and novel:
@@ -248,7 +263,7 @@ def _audit_calls(turn: TurnAudit, node: Node, scope: PathScope, seen: _Seen) -> 
                 turn.first_suspicious_call_id = call.id
         # What this call named (a file it wrote, a folder it listed) is the agent's own from the next call on.
         seen.add("\n".join(touched))
-        sources = external_sources(call)
+        sources = _external_sources(call, commands)
         if sources is not None:
             turn.ingested_external = True
             _add(turn.ingest_sources, sources)

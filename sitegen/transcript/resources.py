@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["PathScope", "call_resources", "is_local_url", "novel_resources", "resources_in"]
 
@@ -71,20 +71,30 @@ class PathScope:
     cwd: str = ""
     known: frozenset[str] = frozenset()  # every path argument and every folder above one
     named: frozenset[str] = frozenset()  # the path arguments themselves
+    # resources_in's answer per text, which depends only on the text and the scope: a session runs the
+    # same commands again and again (pytest, git status), and the audit reads each of them.
+    found: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, cwd: str, arguments: Iterable[object]) -> PathScope:
         """The paths named by path arguments (path, file_path, ...) of the given calls, with their folders."""
         scope = cls(cwd.rstrip("/"))
+        # Each path once: a session reads and edits the same files again and again.
+        paths = {
+            text
+            for value in arguments
+            for key, text in _leaves(value)
+            if key.lower() in _PATH_KEYS and text.strip() and "\n" not in text
+        }
         known: set[str] = set()
         named: set[str] = set()
-        for value in arguments:
-            for key, text in _leaves(value):
-                if key.lower() in _PATH_KEYS and text.strip() and "\n" not in text:
-                    relative = scope.relative(text)
-                    parts = relative.split("/")
-                    known.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-                    named.add(relative)
+        for text in paths:
+            relative = scope.relative(text)
+            if relative in named:
+                continue
+            parts = relative.split("/")
+            known.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+            named.add(relative)
         known.discard("")
         named.discard("")
         return cls(scope.cwd, frozenset(known), frozenset(named))
@@ -92,8 +102,9 @@ class PathScope:
     def relative(self, path: str) -> str:
         """A path as the working directory sees it, without ./ and a trailing slash."""
         path = path.strip()
-        if self.cwd and path.startswith(self.cwd + "/"):
-            path = path[len(self.cwd) + 1 :]
+        cwd = self.cwd
+        if cwd and path.startswith(cwd) and path.startswith("/", len(cwd)):
+            path = path[len(cwd) + 1 :]
         while path.startswith("./"):
             path = path[2:]
         return path.rstrip("/") or path
@@ -167,6 +178,13 @@ def resources_in(text: str, scope: PathScope | None = None) -> list[str]:
     no repeats. A word counts only when all of it has the shape of one, so identifiers, member expressions,
     calls and sed scripts are not among them."""
     scope = scope or PathScope()
+    known = scope.found.get(text)
+    if known is None:
+        known = scope.found[text] = tuple(_resources_in(text, scope))
+    return list(known)
+
+
+def _resources_in(text: str, scope: PathScope) -> list[str]:
     text = _COMMENT.sub("", text) if "#" in text else text
     found: dict[str, int] = {}
     spans: list[tuple[int, int]] = []
@@ -175,18 +193,20 @@ def resources_in(text: str, scope: PathScope | None = None) -> list[str]:
         spans.append(match.span())
     for match in _SHELL_WORD.finditer(text):
         token = match.group(0)
-        if any(a <= match.start() < b for a, b in spans):
+        start = match.start()
+        if spans and any(a <= start < b for a, b in spans):
             continue
-        quoted = token[:1] in ("'", '"') and len(token) > 1 and token[-1] == token[0]
-        word = token[1:-1] if quoted else token.rsplit("=", 1)[-1]
+        first = token[0]
+        quoted = (first == "'" or first == '"') and len(token) > 1 and token[-1] == first
+        word = token[1:-1] if quoted else token.rsplit("=", 1)[-1] if "=" in token else token
         word = word.rstrip(".,:!?")
         if word and _SHAPE.fullmatch(word):
-            if _classify(word, scope, literal=False):
-                found.setdefault(word, match.start())
+            if word not in found and _classify(word, scope, literal=False):
+                found[word] = start
         else:  # code: only its string literals can name a file
             for literal in _LITERAL.findall(word if quoted else token):
                 if _SHAPE.fullmatch(literal) and _classify(literal, scope, literal=True):
-                    found.setdefault(literal, match.start())
+                    found.setdefault(literal, start)
     return sorted(found, key=found.__getitem__)
 
 
@@ -211,11 +231,14 @@ def call_resources(arguments: object, scope: PathScope | None = None) -> list[st
     return list(found)
 
 
-def novel_resources(user_text: str, resources: Iterable[str], scope: PathScope | None = None) -> list[str]:
+def novel_resources(
+    user_text: str, resources: Iterable[str], scope: PathScope | None = None, *, lowered: bool = False
+) -> list[str]:
     """The resources the user's text does not mention (compared in lower case, a path also as the working
-    directory sees it); the working directory itself is never novel."""
+    directory sees it); the working directory itself is never novel. `lowered`: the text is in lower
+    case already (a turn's calls all compare with its prompt, which may be long)."""
     scope = scope or PathScope()
-    user = user_text.lower()
+    user = user_text if lowered else user_text.lower()
     novel: list[str] = []
     for resource in resources:
         relative = scope.relative(resource)
