@@ -145,3 +145,21 @@ def test_any_other_tool_is_named_by_its_main_argument_in_its_header(tmp_path: Pa
     b.tool_result("r1", "c1", "grep", "src/a.ts:1: ZZ_TODO_ZZ")
     html = PageRenderer().render(load_transcript(b.write(tmp_path / "s.jsonl")))
     assert '<span class="tool-name">grep</span> <code class="tool-summary">ZZ_TODO_ZZ in src</code>' in html
+
+
+def test_rows_of_extension_entries_and_of_blank_text(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "go")
+    b.add("custom", "x1", customType="ZZ_STATE_7_ZZ", data={})
+    b.add("service_tier_change", "x2", serviceTier="flex")
+    b.add("some_future_entry", "x3")
+    b.add("custom_message", "x4", customType="note", content="ZZ_NOTE_7_ZZ", display=False)
+    # Text of only blanks (a line break, a no-break space) says nothing: the message's call names its row.
+    b.assistant("a1", [text(" \n\u00a0"), tool_call("c1", "bash", command="make")])
+    b.tool_result("r1", "c1", "bash", "ok")
+    rows = {row.id: row for row in rows_of(b.write(tmp_path / "s.jsonl"))}
+    assert (rows["x1"].kind, rows["x1"].text) == ("custom", "ZZ_STATE_7_ZZ")
+    assert rows["x2"].kind == "notice" and rows["x2"].text == "service_tier_change"
+    assert (rows["x3"].kind, rows["x3"].text) == ("unknown", "some_future_entry")
+    assert (rows["x4"].text, rows["x4"].hidden) == ("ZZ_NOTE_7_ZZ", True)
+    assert "a1" not in rows and (rows["r1"].tool, rows["r1"].text) == ("bash", "make")

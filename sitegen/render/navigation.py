@@ -36,6 +36,8 @@ ROLE_NAMES = {
     "compaction": "Compaction",
     "branch_summary": "Branch summary",
 }
+# Kinds no branch of entry_name names but its last: a row says their type.
+_PLAIN_KINDS = frozenset({"custom", "notice", "unknown"})
 _MARKER_TEXT = {
     "model_change": "model",
     "thinking_change": "thinking",
@@ -109,6 +111,8 @@ def _call_failed(call: ToolCall) -> bool:
 
 def entry_name(node: Node, cwd: str = "") -> str:
     """An entry in a line of plain text, the way its tree row names it (without the tool's name)."""
+    if node.kind in _PLAIN_KINDS:
+        return str(node.meta.get("customType") or node.meta.get("entryType") or node.kind)
     if node.kind == "tool_result" and node.result is not None:
         return snippet(_text_of(node)) or "(no output)"
     if node.kind in ("user", "assistant", "custom_message"):
@@ -151,63 +155,76 @@ def entry_name(node: Node, cwd: str = "") -> str:
     return str(node.meta.get("customType") or node.meta.get("entryType") or node.kind)
 
 
-def _row(transcript: Transcript, node: Node, call_of_result: dict[str, ToolCall]) -> TreeRow | None:
-    """The row an entry gets; None for an assistant message that only calls tools (its calls have rows)."""
-    cwd = transcript.cwd
-    row = TreeRow(id=node.id, indent=0, kind=node.kind, text="", hidden=node.hidden)
+def _row(
+    transcript: Transcript, node: Node, call_of_result: dict[str, ToolCall]
+) -> tuple[str, str, str, bool, bool] | None:
+    """The row an entry gets, as (kind, tool, text, failed, hidden); None for an assistant message that
+    only calls tools (its calls have rows)."""
     call = call_of_result.get(node.id)
     if call is not None:
-        row.kind, row.tool = "tool", call.name
-        row.text = tool_subject(call.name, call.arguments, cwd)
-        row.failed = _call_failed(call)
-        return row
-    if node.kind == "assistant":
+        return (
+            "tool",
+            call.name,
+            tool_subject(call.name, call.arguments, transcript.cwd),
+            _call_failed(call),
+            node.hidden,
+        )
+    kind = node.kind
+    if kind in _PLAIN_KINDS:  # most entries of a long session (extension state): named by their type
+        return kind, "", entry_name(node), False, node.hidden
+    cwd = transcript.cwd
+    tool, failed = "", False
+    if kind == "assistant":
         calls = node.tool_calls
-        text_parts = any(part.kind in ("text", "image") and (part.text.strip() or part.data) for part in node.parts)
+        # text.strip() without copying the text: whether it holds more than whitespace.
+        text_parts = any(
+            part.kind in ("text", "image") and ((part.text and not part.text.isspace()) or part.data)
+            for part in node.parts
+        )
         if calls and not text_parts and not node.meta.get("errorMessage"):
             unanswered = [c for c in calls if c.result is None]
             if not unanswered:
                 return None
             # A call that got no result has no row of its own: this one names it.
-            row.kind, row.tool = "tool", unanswered[0].name
-            row.text = tool_subject(unanswered[0].name, unanswered[0].arguments, cwd)
-            return row
-        row.failed = bool(node.meta.get("errorMessage"))
-    elif node.kind == "tool_result" and node.result is not None:
-        row.tool = node.result.tool_name
-        row.failed = node.result.is_error
-    elif node.kind == "execution":
-        row.tool = str(node.meta.get("language") or "bash")
+            first = unanswered[0]
+            return "tool", first.name, tool_subject(first.name, first.arguments, cwd), False, node.hidden
+        failed = bool(node.meta.get("errorMessage"))
+    elif kind == "tool_result" and node.result is not None:
+        tool, failed = node.result.tool_name, node.result.is_error
+    elif kind == "execution":
+        tool = str(node.meta.get("language") or "bash")
         exit_code = node.meta.get("exitCode")
-        row.failed = isinstance(exit_code, int) and exit_code != 0
-    row.text = entry_name(node, cwd)
-    return row
+        failed = isinstance(exit_code, int) and exit_code != 0
+    return kind, tool, entry_name(node, cwd), failed, node.hidden
 
 
 def tree_rows(transcript: Transcript, order: list[tuple[str, int]], on_path: set[str]) -> list[TreeRow]:
     """A row per step of the conversation, in display order; an entry whose row is dropped (a tools-only
     assistant message) passes a fork it holds to the next row, so every fork stays marked."""
     tree = transcript.tree
+    children, labels, by_id = tree.children, tree.labels, transcript.by_id
     call_of_result = {
-        call.result.node_id: call for node in transcript.nodes for call in node.tool_calls if call.result is not None
+        call.result.node_id: call
+        for node in transcript.nodes
+        for part in node.parts  # not node.tool_calls, which makes a list per node
+        if (call := part.call) is not None and call.result is not None
     }
     rows: list[TreeRow] = []
+    append = rows.append
     for entry_id, indent in order:
-        node = transcript.by_id[entry_id]
-        kids = tree.children.get(entry_id) or ()
-        row = _row(transcript, node, call_of_result)
-        if row is None:
+        node = by_id[entry_id]
+        kids = children.get(entry_id) or ()
+        fields = _row(transcript, node, call_of_result)
+        if fields is None:
             if len(kids) < 2:
                 continue
-            row = TreeRow(id=entry_id, indent=0, kind="tool", text="", tool="")
             first = node.tool_calls[0]
-            row.tool, row.text = first.name, tool_subject(first.name, first.arguments, transcript.cwd)
-        row.indent = min(indent, MAX_TREE_INDENT)
-        row.label = tree.labels.get(entry_id)
-        row.on_path = entry_id in on_path
-        row.leaf = not kids
-        row.forks = len(kids) if len(kids) > 1 else 0
-        rows.append(row)
+            fields = "tool", first.name, tool_subject(first.name, first.arguments, transcript.cwd), False, False
+        kind, tool, text, failed, hidden = fields
+        forks = len(kids) if len(kids) > 1 else 0
+        label = labels.get(entry_id)
+        indent = min(indent, MAX_TREE_INDENT)
+        append(TreeRow(entry_id, indent, kind, text, tool, label, entry_id in on_path, not kids, forks, failed, hidden))
     return rows
 
 
