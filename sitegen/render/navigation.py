@@ -273,30 +273,47 @@ def path_html(path: str, full: str = "") -> str:
 def tree_rows_html(rows: list[TreeRow]) -> str:
     """The tree's rows as list items, a line each: built in Python, as a long page has tens of
     thousands of them and a template macro call per row was a tenth of its writing time."""
-    out = []
+    out: list[str] = []
+    append = out.append
+    # Rows share a few dozen class lists and tool names: each is made once per call.
+    class_lists: dict[tuple[str, int, bool, bool, bool, bool, bool, bool], str] = {}
+    tools: dict[str, tuple[str, bool]] = {}
     for r in rows:
-        classes = [f"kind-{html_escape(r.kind)}"]
-        if r.indent:
-            classes.append(f"i{r.indent}")
-        classes.extend(
-            name
-            for name, present in (
-                ("on-path", r.on_path),
-                ("leaf", r.leaf),
-                ("fork", r.forks),
-                ("failed", r.failed),
-                ("labelled", r.label),
-                ("is-hidden", r.hidden),
-            )
-            if present
-        )
+        key = (r.kind, r.indent, r.on_path, r.leaf, bool(r.forks), r.failed, bool(r.label), r.hidden)
+        classes = class_lists.get(key)
+        if classes is None:
+            classes = class_lists[key] = _row_classes(r)
         row_id = html_escape(r.id)
-        tool = f'<span class="t">{html_escape(r.tool)}</span> ' if r.tool else ""
-        text = path_html(r.text) if r.tool and is_file_tool(r.tool) else html_escape(r.text)
+        if r.tool:
+            named = tools.get(r.tool)
+            if named is None:
+                named = tools[r.tool] = (f'<span class="t">{html_escape(r.tool)}</span> ', is_file_tool(r.tool))
+            tool, file_tool = named
+            text = path_html(r.text) if file_tool else html_escape(r.text)
+        else:
+            tool, text = "", html_escape(r.text)
         forks = f'<span class="forks" title="{r.forks} branches start here">{r.forks}</span>' if r.forks else ""
         label = f' <span class="badge label">{html_escape(r.label)}</span>' if r.label else ""
-        out.append(
-            f'<li class="{" ".join(classes)}" data-id="{row_id}"><a href="#entry-{row_id}">{tool}'
-            f"{text}</a>{forks}{label}</li>\n"
+        append(
+            f'<li class="{classes}" data-id="{row_id}"><a href="#entry-{row_id}">{tool}{text}</a>{forks}{label}</li>\n'
         )
     return "".join(out)
+
+
+def _row_classes(r: TreeRow) -> str:
+    classes = [f"kind-{html_escape(r.kind)}"]
+    if r.indent:
+        classes.append(f"i{r.indent}")
+    classes.extend(
+        name
+        for name, present in (
+            ("on-path", r.on_path),
+            ("leaf", r.leaf),
+            ("fork", r.forks),
+            ("failed", r.failed),
+            ("labelled", r.label),
+            ("is-hidden", r.hidden),
+        )
+        if present
+    )
+    return " ".join(classes)
