@@ -59,6 +59,15 @@ def test_a_long_session_draws_a_bounded_number_of_spans(tmp_path: Path) -> None:
     drawn = len(list(svg.iter(f"{SVG}rect")))
     assert drawn < 3 * MAX_SPANS  # lanes plus at most about MAX_SPANS per lane, not 2 per call
     assert any("spans" in (t.text or "") for t in svg.iter(f"{SVG}title"))
+    # A merged span says how many it stands for and when the first began: all of them are counted.
+    counts = []
+    for title in [t.text or "" for t in svg.iter(f"{SVG}title")][1:]:
+        merged = re.fullmatch(r"(\d+) spans · from \d\d:\d\d", title)
+        counts.append(int(merged[1]) if merged else 1)
+    label = svg.get("aria-label") or ""
+    # The model writing each message (the calls' and the last one's), and each call.
+    assert sum(counts) == sum(int(n) for n in re.findall(r"(\d+) \w+ spans", label)) == 2 * calls + 1
+    assert max(counts) > 1
 
 
 def test_no_timeline_without_times(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import attrgetter
 
 from markupsafe import Markup, escape
 
@@ -89,25 +90,39 @@ def timeline_spans(transcript: Transcript, nodes: Sequence[Node]) -> list[Span]:
     return spans
 
 
-def _thinned(spans: list[Span], total: int) -> list[Span]:
+def _by_lane(spans: list[Span]) -> dict[str, list[Span]]:
+    """The spans of each lane that has any, in LANES order, each lane's in their order."""
+    lanes: dict[str, list[Span]] = {lane: [] for lane in LANES}
+    for span in spans:
+        lanes[span.lane].append(span)
+    return {lane: mine for lane, mine in lanes.items() if mine}
+
+
+_START_END = attrgetter("start", "end")
+
+
+def _thinned(lanes: dict[str, list[Span]], total: int) -> list[Span]:
     """At most about MAX_SPANS per lane: neighbours less than a 1,500th of the strip apart are merged."""
     out: list[Span] = []
-    for lane in LANES:
-        mine = sorted((s for s in spans if s.lane == lane), key=lambda s: (s.start, s.end))
+    for spans in lanes.values():
+        mine = sorted(spans, key=_START_END)
         if len(mine) <= MAX_SPANS:
             out.extend(mine)
             continue
         reach = total / MAX_SPANS
         merged: list[Span] = []
+        last: Span | None = None
         for span in mine:
-            last = merged[-1] if merged else None
             if last is not None and span.start - last.end <= reach and span.end - last.start <= reach * 4:
                 last.end = max(last.end, span.end)
                 last.count += 1
-                last.title = f"{last.count} spans · from {_clock(last.start, False)}"
                 last.kind = last.kind if last.kind == span.kind else "tool"
             else:
-                merged.append(Span(span.lane, span.kind, span.start, span.end, span.title, span.target))
+                last = Span(span.lane, span.kind, span.start, span.end, span.title, span.target)
+                merged.append(last)
+        for span in merged:
+            if span.count > 1:  # named once merging is done: its start does not move
+                span.title = f"{span.count} spans · from {_clock(span.start, False)}"
         out.extend(merged)
     return out
 
@@ -127,12 +142,13 @@ def timeline_svg(transcript: Transcript, nodes: Sequence[Node]) -> Markup | None
     total = last - first
     if total <= 0:
         return None
-    used = [lane for lane in LANES if any(s.lane == lane for s in spans)]
+    lanes = _by_lane(spans)
+    used = list(lanes)
     row = {lane: n for n, lane in enumerate(used)}
     height = len(used) * (_LANE_H + _GAP) + _AXIS + 2
     label = (
         f"Timeline of the shown branch, {_clock(first, True)} to {_clock(last, True)} UTC ({duration_text(total)}): "
-        + ", ".join(f"{sum(s.count for s in spans if s.lane == lane)} {lane} spans" for lane in used)
+        + ", ".join(f"{sum(s.count for s in lanes[lane])} {lane} spans" for lane in used)
     )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline-strip" width="100%" height="{height}" '
@@ -141,7 +157,7 @@ def timeline_svg(transcript: Transcript, nodes: Sequence[Node]) -> Markup | None
     for lane in used:
         y = row[lane] * (_LANE_H + _GAP)
         parts.append(f'<rect class="lane" x="0" y="{y}" width="100%" height="{_LANE_H}"/>')
-    for span in _thinned(spans, total):
+    for span in _thinned(lanes, total):
         x = (span.start - first) / total * 100
         width = max((span.end - span.start) / total * 100, 0.15)
         y = row[span.lane] * (_LANE_H + _GAP)
