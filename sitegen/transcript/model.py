@@ -324,16 +324,24 @@ class Transcript:
         """Counts, tokens and cost over the given nodes (default: every node in the file)."""
         totals = Totals()
         seen_models: dict[str, None] = {}
+        # Counted in locals, parts read directly (not node.tool_calls, a list per node): a page counts
+        # its file and its branch, tens of thousands of entries each.
+        messages = user_messages = tool_calls = 0
         for node in self.nodes if nodes is None else nodes:
-            if node.kind in ("user", "assistant"):
-                totals.messages += 1
-                if node.kind == "user":
-                    totals.user_messages += 1
-            totals.tool_calls += len(node.tool_calls)
+            kind = node.kind
+            if kind == "user":
+                messages += 1
+                user_messages += 1
+            elif kind == "assistant":
+                messages += 1
+                if node.model:
+                    seen_models.setdefault(node.model, None)
+            for part in node.parts:
+                if part.call is not None:
+                    tool_calls += 1
             if node.usage is not None:
                 totals.usage.add(node.usage)
                 totals.usage_known = True
-            if node.kind == "assistant" and node.model:
-                seen_models.setdefault(node.model, None)
+        totals.messages, totals.user_messages, totals.tool_calls = messages, user_messages, tool_calls
         totals.models = list(seen_models)
         return totals
