@@ -163,3 +163,23 @@ def test_rows_of_extension_entries_and_of_blank_text(tmp_path: Path) -> None:
     assert (rows["x3"].kind, rows["x3"].text) == ("unknown", "some_future_entry")
     assert (rows["x4"].text, rows["x4"].hidden) == ("ZZ_NOTE_7_ZZ", True)
     assert "a1" not in rows and (rows["r1"].tool, rows["r1"].text) == ("bash", "make")
+
+
+def test_a_branch_is_named_by_its_last_prompt_that_says_something(tmp_path: Path) -> None:
+    b = SessionBuilder()
+    b.user("u1", "ZZ_FIRST_7_ZZ")
+    b.assistant("a1", [text("ok")])
+    b.message("u2", "user", [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}])
+    b.assistant("a2", [text("a cat")])
+    b.user("u3", "ZZ_SECOND_7_ZZ", parent="a1")
+    b.message("u4", "user", [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}], parent="u3")
+    b.message("x1", "user", [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}], parent=None)
+    transcript = load_transcript(b.write(tmp_path / "s.jsonl"))
+    on_path = set(transcript.tree.path_to(transcript.default_leaf))
+    links = branch_links(transcript, display_order(transcript), on_path)
+    # An image alone gives way to the prompt above it; a leaf without any is named by itself.
+    prompts = {link.leaf: link.prompt for link in links}
+    assert prompts == {"a2": "ZZ_FIRST_7_ZZ", "u4": "ZZ_SECOND_7_ZZ", "x1": "(image)"}
+    # Given only some entries, a leaf reads the prompts among them.
+    only = branch_links(transcript, display_order(transcript, ["u3", "u4"]), on_path)
+    assert [(link.leaf, link.prompt) for link in only] == [("u4", "ZZ_SECOND_7_ZZ")]

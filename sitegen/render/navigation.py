@@ -231,26 +231,38 @@ def tree_rows(transcript: Transcript, order: list[tuple[str, int]], on_path: set
 def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: set[str]) -> list[BranchLink]:
     """One link per leaf, in display order: its last prompt, its time and where its branch starts."""
     tree = transcript.tree
-    last_prompt: dict[str, str] = {}
+    by_id, parents, children = transcript.by_id, tree.parent, tree.children
+    # The nearest user entry at or above each entry, and above each user entry the one before it: a
+    # leaf's prompt is the first of its chain that says something (an image alone does not). Only the
+    # leaves' chains are read, so a long session's prompts are not all made into lines.
+    user_at: dict[str, str | None] = {}
+    user_before: dict[str, str | None] = {}
+    prompts: dict[str, str] = {}
     start: dict[str, str] = {}
     links: list[BranchLink] = []
     # Display order is depth first, so a parent is always seen before its children.
     for entry_id, _ in order:
-        node = transcript.by_id[entry_id]
-        parent = tree.parent.get(entry_id)
-        inherited = last_prompt.get(parent, "") if parent is not None else ""
-        if node.kind == "user" and (text := snippet(_text_of(node))):
-            inherited = text
-        last_prompt[entry_id] = inherited
-        siblings = tree.children.get(parent, ()) if parent is not None else tree.roots
+        node = by_id[entry_id]
+        parent = parents.get(entry_id)
+        above = user_at.get(parent) if parent is not None else None
+        if node.kind == "user":
+            user_before[entry_id] = above
+            above = entry_id
+        user_at[entry_id] = above
+        siblings = children.get(parent, ()) if parent is not None else tree.roots
         start[entry_id] = entry_id if parent is None or len(siblings) > 1 else start.get(parent, entry_id)
-        if not tree.children.get(entry_id):
+        if not children.get(entry_id):
+            prompt = ""
+            while above is not None and not prompt:
+                if above not in prompts:
+                    prompts[above] = snippet(_text_of(by_id[above]))
+                prompt, above = prompts[above], user_before[above]
             links.append(
                 BranchLink(
                     number=len(links) + 1,
                     leaf=entry_id,
                     start=start[entry_id],
-                    prompt=inherited or entry_name(node, transcript.cwd),
+                    prompt=prompt or entry_name(node, transcript.cwd),
                     time_ms=node.time_ms,
                     on_path=entry_id in on_path,
                 )
