@@ -6,8 +6,9 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
-from operator import attrgetter
+from functools import partial
+from itertools import compress
+from operator import attrgetter, lt, sub
 
 from markupsafe import Markup, escape
 
@@ -53,7 +54,10 @@ def _call_spans(node: Node, transcript: Transcript) -> list[Span]:
     start = node.time_ms
     if start is None:
         return spans
-    for call in node.tool_calls:
+    for part in node.parts:  # not node.tool_calls, which makes a list per message
+        call = part.call
+        if call is None:
+            continue
         result = call.result
         took = call_duration(transcript, node, result)
         if result is None or took is None:
@@ -84,9 +88,13 @@ def timeline_spans(transcript: Transcript, nodes: Sequence[Node]) -> list[Span]:
                 )
             spans.extend(_call_spans(node, transcript))
     times.sort()
-    for (before, _), (after, entry) in pairwise(times):
-        if after - before > ACTIVE_GAP_MS:
-            spans.append(Span("idle", "idle", before, after, f"idle · {duration_text(after - before)}", entry))
+    moments = [moment for moment, _ in times]
+    # The gaps are measured and compared in C (a long branch has tens of thousands): the few that are
+    # idle come back as their places in times.
+    idle = compress(range(1, len(moments)), map(partial(lt, ACTIVE_GAP_MS), map(sub, moments[1:], moments)))
+    for at in idle:
+        before, (after, entry) = moments[at - 1], times[at]
+        spans.append(Span("idle", "idle", before, after, f"idle · {duration_text(after - before)}", entry))
     return spans
 
 
