@@ -211,3 +211,10 @@ def test_a_scope_reads_a_text_once_and_answers_it_the_same_way_again() -> None:
     assert resources_in("make -f Makefile && cat /etc/hosts", scope) == ["Makefile", "/etc/hosts"]
     assert resources_in("make -f Makefile && cat /etc/hosts", PathScope()) == ["/etc/hosts"]
     assert PathScope.of("/w", [{"path": "/w/Makefile"}]) == scope  # what it read is not part of what it is
+
+
+@pytest.mark.parametrize("path", DEMO_SESSIONS[:3], ids=lambda p: p.stem[-12:])
+def test_the_audit_of_a_given_default_path_is_the_audit_of_the_transcript(path: Path) -> None:
+    transcript = load_transcript(path)
+    given = analyse_transcript(transcript, transcript.path_nodes())
+    assert [turn.to_json() for turn in given] == [turn.to_json() for turn in analyse_transcript(transcript)]

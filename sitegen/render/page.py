@@ -373,6 +373,8 @@ class PageRenderer:
         """The page around the conversation, as the HTML before it and after it. A long page (lazy) also
         carries every entry's parent, in display order, for the entries not yet in the page."""
         tree_nav = tree_rows(transcript, order, on_path)
+        path_nodes = [transcript.by_id[i] for i in path_ids]  # the default branch, read three times below
+        audits = options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript, path_nodes)
         branches = branch_links(transcript, order, on_path) if not options.branch_only else []
         file_totals = transcript.totals()
         inline = options.inline_assets
@@ -397,15 +399,15 @@ class PageRenderer:
             leaf=transcript.default_leaf,
             facts=header_facts(transcript, file_totals),
             file_totals=file_totals,
-            path_totals=transcript.totals([transcript.by_id[i] for i in path_ids]),
+            path_totals=transcript.totals(path_nodes),
             styles=_inlined(PAGE_STYLES, styles, inline),
             theme_js=Markup(theme_js) if inline else None,
             scripts=_inlined(names, scripts, inline),
             csp=csp,
             version=__version__,
             totals_rows=_totals_rows,
-            turn_audits=options.turn_audits if options.turn_audits is not None else analyse_transcript(transcript),
-            timeline=timeline_svg(transcript, [transcript.by_id[i] for i in path_ids]),
+            turn_audits=audits,
+            timeline=timeline_svg(transcript, path_nodes),
         )
         head, tail = page.split(slot)
         return head, tail

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,16 +193,17 @@ def _add(target: list[str], items: list[str]) -> None:
             target.append(item)
 
 
-def analyse_transcript(transcript: Transcript) -> list[TurnAudit]:
-    """Audit every user turn on the default path; a turn is flagged when, after ingesting
-    external content, a tool call touched resources the user never mentioned."""
+def analyse_transcript(transcript: Transcript, path: Sequence[Node] | None = None) -> list[TurnAudit]:
+    """Audit every user turn on the default path (`path`, its nodes, when the caller has them already);
+    a turn is flagged when, after ingesting external content, a tool call touched resources the user
+    never mentioned."""
     turns: list[TurnAudit] = []
     current: TurnAudit | None = None
     calls = (part.call.arguments for node in transcript.nodes for part in node.parts if part.call is not None)
     scope = PathScope.of(transcript.cwd or "", calls)
     seen = _Seen()
     user_lower = ""  # the turn's prompt in lower case, which each of its calls is compared with
-    for node in transcript.path_nodes():
+    for node in transcript.path_nodes() if path is None else path:
         if node.kind == "user":
             text = "\n".join(part.text for part in node.parts if part.kind == "text")
             current = TurnAudit(turn=len(turns) + 1, user_node_id=node.id, user_text=text)
