@@ -104,7 +104,8 @@ def _inline(line: str) -> str:
     if "<" in line:
         line = _AUTOLINK.sub(r"\1", line)
     if "*" in line or "_" in line:
-        line = _STRONG.sub(r"\2", line)
+        if "**" in line or "__" in line:  # snake_case names have single ones
+            line = _STRONG.sub(r"\2", line)
         line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)
     if "~~" in line:
         line = _STRIKE.sub(r"\1", line)
@@ -173,10 +174,19 @@ def first_line(markdown: str) -> str:
         line = _block(raw)
         if line is None:
             continue
-        text = " ".join(_inline(line).split())
+        text = _one_spaced(_inline(line))
         if text:
             return text
     return ""
+
+
+def _one_spaced(text: str) -> str:
+    """The text's words one space apart, as " ".join(text.split()) puts them. A line of words usually is
+    already: no blank but the space is printable, so a printable text without two spaces or one at an
+    end is."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def snippet(markdown: str, limit: int = TITLE_CHARS) -> str:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from sitegen.titles import (
     _EMPHASIS,
     TITLE_CHARS,
+    _one_spaced,
     clip,
     first_line,
     is_slash_command,
@@ -155,3 +156,12 @@ def test_emphasis_is_found_where_the_pattern_as_first_written_finds_it(text: str
         return match.group(1) or match.group(2)
 
     assert _EMPHASIS.sub(words, text) == _EMPHASIS_AS_WRITTEN.sub(words, text)
+
+
+_BLANKS = st.sampled_from(["a", "é", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "\u2028", "\x00", "\x85"])
+
+
+@given(st.lists(_BLANKS, max_size=12).map("".join))
+def test_a_line_has_its_words_one_space_apart(line: str) -> None:
+    # A printable line one space apart already is kept as it is; any other is split and joined.
+    assert _one_spaced(line) == " ".join(line.split())
