@@ -35,9 +35,18 @@ class Span:
     kind: str  # a CSS class: model, bash, read, edit, write, tool, subagent, idle
     start: int
     end: int
-    title: str
+    what: str  # what took the time: the model, the tool ("bash (failed)"), "idle"
     target: str  # entry id the span links to
-    count: int = 1
+    count: int = 1  # spans drawn as this one (_thinned)
+
+    @property
+    def title(self) -> str:
+        """What took how long ("bash · 3.0 s", "idle · 25 min"), or how many spans this one stands for.
+        Made when drawn: a long session's spans are mostly merged, and their own titles never shown."""
+        if self.count > 1:
+            return f"{self.count} spans · from {_clock(self.start, False)}"
+        took = self.end - self.start
+        return f"{self.what} · {duration_text(took) if self.lane == 'idle' else took_text(took)}"
 
 
 def _e(text: str) -> str:
@@ -65,9 +74,8 @@ def _call_spans(node: Node, transcript: Transcript) -> list[Span]:
         name = call.name or "tool"
         subagent = name.lower() in _SUBAGENT_TOOLS
         kind = "subagent" if subagent else _TOOL_KINDS.get(name.lower(), "tool")
-        failed = " (failed)" if result.is_error else ""
-        title = f"{name}{failed} · {took_text(took)}"
-        spans.append(Span("subagents" if subagent else "tools", kind, start, start + took, title, result.node_id))
+        what = f"{name} (failed)" if result.is_error else name
+        spans.append(Span("subagents" if subagent else "tools", kind, start, start + took, what, result.node_id))
     return spans
 
 
@@ -82,10 +90,7 @@ def timeline_spans(transcript: Transcript, nodes: Sequence[Node]) -> list[Span]:
         if node.kind == "assistant" and node.time_ms is not None:
             took = generation_ms(transcript, node)
             if took is not None:
-                model = node.model or "model"
-                spans.append(
-                    Span("model", "model", node.time_ms - took, node.time_ms, f"{model} · {took_text(took)}", node.id)
-                )
+                spans.append(Span("model", "model", node.time_ms - took, node.time_ms, node.model or "model", node.id))
             spans.extend(_call_spans(node, transcript))
     times.sort()
     moments = [moment for moment, _ in times]
@@ -94,7 +99,7 @@ def timeline_spans(transcript: Transcript, nodes: Sequence[Node]) -> list[Span]:
     idle = compress(range(1, len(moments)), map(partial(lt, ACTIVE_GAP_MS), map(sub, moments[1:], moments)))
     for at in idle:
         before, (after, entry) = moments[at - 1], times[at]
-        spans.append(Span("idle", "idle", before, after, f"idle · {duration_text(after - before)}", entry))
+        spans.append(Span("idle", "idle", before, after, "idle", entry))
     return spans
 
 
@@ -126,11 +131,8 @@ def _thinned(lanes: dict[str, list[Span]], total: int) -> list[Span]:
                 last.count += 1
                 last.kind = last.kind if last.kind == span.kind else "tool"
             else:
-                last = Span(span.lane, span.kind, span.start, span.end, span.title, span.target)
+                last = Span(span.lane, span.kind, span.start, span.end, span.what, span.target)
                 merged.append(last)
-        for span in merged:
-            if span.count > 1:  # named once merging is done: its start does not move
-                span.title = f"{span.count} spans · from {_clock(span.start, False)}"
         out.extend(merged)
     return out
 
