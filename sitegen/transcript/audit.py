@@ -176,11 +176,13 @@ def _untrusted_sources(node: Node) -> list[str]:
         sources = frame.get("untrustedSources")
         names = [s for s in sources if isinstance(s, str)] if isinstance(sources, list) else []
     else:
-        texts = [part.text for part in result.parts if part.kind == "text"]
         # The wrapper's tag holds no line break, so it is inside one part: most outputs are not joined.
-        if not any(_UNTRUSTED_TAG in text for text in texts):
+        for part in result.parts:
+            if part.kind == "text" and _UNTRUSTED_TAG in part.text:
+                break
+        else:
             return []
-        text = "\n".join(texts)
+        text = "\n".join(part.text for part in result.parts if part.kind == "text")
         if not has_untrusted(text):
             return []
         names = parse_tool_output(text).untrusted_sources
