@@ -149,12 +149,14 @@ class Node:
 def activity_times(nodes: list[Node]) -> list[int]:
     """The times of the nodes that are the session's own activity (see _NOT_ACTIVITY_KINDS)."""
     times: list[int] = []
+    append = times.append
     for node in nodes:
-        if node.time_ms is None or node.kind in _NOT_ACTIVITY_KINDS:
+        ms, kind = node.time_ms, node.kind
+        if ms is None or kind in _NOT_ACTIVITY_KINDS:
             continue
-        if node.kind == "custom" and node.meta.get("customType") in _NOT_ACTIVITY_TYPES:
+        if kind == "custom" and node.meta.get("customType") in _NOT_ACTIVITY_TYPES:
             continue
-        times.append(node.time_ms)
+        append(ms)
     return times
 
 
@@ -327,6 +329,8 @@ class Transcript:
         # Counted in locals, parts read directly (not node.tool_calls, a list per node): a page counts
         # its file and its branch, tens of thousands of entries each.
         messages = user_messages = tool_calls = 0
+        tokens_in = tokens_out = cache_read = cache_write = 0
+        cost = 0.0
         for node in self.nodes if nodes is None else nodes:
             kind = node.kind
             if kind == "user":
@@ -339,9 +343,15 @@ class Transcript:
             for part in node.parts:
                 if part.call is not None:
                     tool_calls += 1
-            if node.usage is not None:
-                totals.usage.add(node.usage)
+            usage = node.usage
+            if usage is not None:  # Usage.add, in order (the cost is a float sum)
+                tokens_in += usage.input
+                tokens_out += usage.output
+                cache_read += usage.cache_read
+                cache_write += usage.cache_write
+                cost += usage.cost
                 totals.usage_known = True
         totals.messages, totals.user_messages, totals.tool_calls = messages, user_messages, tool_calls
+        totals.usage = Usage(tokens_in, tokens_out, cache_read, cache_write, cost)
         totals.models = list(seen_models)
         return totals
