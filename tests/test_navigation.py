@@ -9,7 +9,7 @@ import pytest
 from sessions import SessionBuilder, reader_session, text, tool_call
 
 from sitegen.render.export import load_transcript
-from sitegen.render.navigation import TreeRow, branch_links, display_order, tree_rows
+from sitegen.render.navigation import TreeRow, branch_links, display_order, tree_rows, tree_rows_html
 from sitegen.render.page import PageRenderer, kept_names
 
 REAL_FILES = (
@@ -183,3 +183,20 @@ def test_a_branch_is_named_by_its_last_prompt_that_says_something(tmp_path: Path
     # Given only some entries, a leaf reads the prompts among them.
     only = branch_links(transcript, display_order(transcript, ["u3", "u4"]), on_path)
     assert [(link.leaf, link.prompt) for link in only] == [("u4", "ZZ_SECOND_7_ZZ")]
+
+
+def test_tree_rows_html_escapes_ids_and_names_a_text_by_its_tool() -> None:
+    rows = [
+        TreeRow("a\"<&'1", 0, "tool", "src/app.py", "read"),
+        TreeRow("b2", 0, "tool", "src/app.py", "bash"),
+        TreeRow("c3", 1, "custom", "<ZZ_STATE_7_ZZ>"),
+        TreeRow("d4", 1, "custom", "<ZZ_STATE_7_ZZ>", on_path=True),
+    ]
+    lines = tree_rows_html(rows).splitlines()
+    assert 'data-id="a&#34;&lt;&amp;&#39;1"><a href="#entry-a&#34;&lt;&amp;&#39;1">' in lines[0]
+    # The same text is a path for a file tool and plain text for any other.
+    assert '<span class="pf">app.py</span>' in lines[0] and lines[1].endswith("</span> src/app.py</a></li>")
+    assert lines[2] == '<li class="kind-custom i1" data-id="c3"><a href="#entry-c3">&lt;ZZ_STATE_7_ZZ&gt;</a></li>'
+    assert (
+        lines[3] == '<li class="kind-custom i1 on-path" data-id="d4"><a href="#entry-d4">&lt;ZZ_STATE_7_ZZ&gt;</a></li>'
+    )

@@ -287,23 +287,27 @@ def tree_rows_html(rows: list[TreeRow]) -> str:
     thousands of them and a template macro call per row was a tenth of its writing time."""
     out: list[str] = []
     append = out.append
-    # Rows share a few dozen class lists and tool names: each is made once per call.
+    # Rows share a few dozen class lists, a handful of tools and many texts (an extension entry's type,
+    # a command run again): each is made once per call.
     class_lists: dict[tuple[str, int, bool, bool, bool, bool, bool, bool], str] = {}
     tools: dict[str, tuple[str, bool]] = {}
+    texts: dict[tuple[str, bool], str] = {}
     for r in rows:
         key = (r.kind, r.indent, r.on_path, r.leaf, bool(r.forks), r.failed, bool(r.label), r.hidden)
         classes = class_lists.get(key)
         if classes is None:
             classes = class_lists[key] = _row_classes(r)
-        row_id = html_escape(r.id)
+        # Ids are letters and digits, which escaping leaves as they are.
+        row_id = r.id if r.id.isalnum() else html_escape(r.id)
+        tool, file_tool = "", False
         if r.tool:
             named = tools.get(r.tool)
             if named is None:
                 named = tools[r.tool] = (f'<span class="t">{html_escape(r.tool)}</span> ', is_file_tool(r.tool))
             tool, file_tool = named
-            text = path_html(r.text) if file_tool else html_escape(r.text)
-        else:
-            tool, text = "", html_escape(r.text)
+        text = texts.get((r.text, file_tool))
+        if text is None:
+            text = texts[r.text, file_tool] = path_html(r.text) if file_tool else html_escape(r.text)
         forks = f'<span class="forks" title="{r.forks} branches start here">{r.forks}</span>' if r.forks else ""
         label = f' <span class="badge label">{html_escape(r.label)}</span>' if r.label else ""
         append(
