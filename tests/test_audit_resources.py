@@ -218,3 +218,12 @@ def test_the_audit_of_a_given_default_path_is_the_audit_of_the_transcript(path: 
     transcript = load_transcript(path)
     given = analyse_transcript(transcript, transcript.path_nodes())
     assert [turn.to_json() for turn in given] == [turn.to_json() for turn in analyse_transcript(transcript)]
+
+
+def test_arguments_nested_deeper_than_the_stack_are_read_in_order() -> None:
+    arguments: object = {"command": "cat /etc/ZZ_LAST_7_ZZ.conf"}
+    for n in range(5000):
+        arguments = {"options": [{"file_path": f"/srv/f{n}.txt"}, arguments], "text": "/not/read.txt"}
+    found = call_resources(arguments)
+    assert len(found) == 5001 and found[0] == "/srv/f4999.txt" and found[-1] == "/etc/ZZ_LAST_7_ZZ.conf"
+    assert call_resources({"tasks": [{"id": "t", "path": "a/b.py"}, "see c/d.md"], "n": 3}) == ["a/b.py", "c/d.md"]

@@ -123,9 +123,38 @@ class PathScope:
         return "/" in path or _file_name(path) or path in self.named
 
 
+# How deep _leaves follows arguments by recursion; a branch deeper than this (arguments can nest deeper
+# than Python's stack) is walked with a list of what is pending instead, which is three times slower.
+_RECURSION_DEPTH = 40
+
+
 def _leaves(value: object, key: str = "") -> list[tuple[str, str]]:
-    """(key, string) for every string in decoded arguments, in order, without recursion (arguments can nest
-    deeper than Python's stack)."""
+    """(key, string) for every string in decoded arguments, in order, at any depth."""
+    found: list[tuple[str, str]] = []
+    _walk(value, key, found, _RECURSION_DEPTH)
+    return found
+
+
+def _walk(value: object, key: str, found: list[tuple[str, str]], depth: int) -> None:
+    if isinstance(value, str):
+        found.append((key, value))
+    elif depth == 0:
+        found += _leaves_without_recursion(value, key)
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            if isinstance(item, str):
+                found.append((str(name), item))
+            else:
+                _walk(item, str(name), found, depth - 1)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, str):
+                found.append((key, item))
+            else:
+                _walk(item, key, found, depth - 1)
+
+
+def _leaves_without_recursion(value: object, key: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     pending: list[tuple[object, str]] = [(value, key)]
     while pending:
