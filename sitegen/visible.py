@@ -32,6 +32,8 @@ _TABLE.update(BIDI_MARKS)
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # Every other ASCII byte (tab, newline, carriage return and the printable ones).
 _ASCII_SHOWN = bytes(byte for byte in range(0x80) if byte not in _CONTROL_BYTES)
+# Past this many characters hidden_chars looks at a text's bytes (encoding it costs less than it saves).
+_LONG_TEXT = 65536
 _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -42,6 +44,11 @@ def hidden_chars(text: str) -> bool:
         # faster than the regex (str.isascii is a flag, encoding ASCII a copy).
         data = text.encode("ascii")
         return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+    if len(text) > _LONG_TEXT:
+        # A long text (a page's tree of rows, megabytes): the regex scans only what is left of its
+        # UTF-8 without the shown ASCII bytes, whole characters as in visible_utf8, twice as fast.
+        rest = text.encode("utf-8", "surrogatepass").translate(None, _ASCII_SHOWN)
+        return _HIDDEN.search(rest.decode("utf-8", "surrogatepass")) is not None
     return _HIDDEN.search(text) is not None
 
 

@@ -112,6 +112,16 @@ def test_ascii_text_is_checked_for_every_control_character() -> None:
         assert visible(f"ab{char}cd") == ("ab\ufffdcd" if hidden else f"ab{char}cd"), code
 
 
+def test_a_long_text_is_checked_on_its_bytes_for_every_character_visible_replaces() -> None:
+    # Past 64 K characters hidden_chars looks at what is left of the UTF-8 without the shown ASCII
+    # bytes: it finds each character visible() replaces, and nothing in text of any other characters.
+    hidden = [chr(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0), *BIDI_MARKS] if chr(code) not in "\t\n\r"]
+    long = "é · … 日 😀 \ud800 \t\n\r plain text " * 5000
+    assert len(long) > 65536 and not hidden_chars(long)
+    for char in hidden:
+        assert hidden_chars(long + char) and hidden_chars(char + long), hex(ord(char))
+
+
 def test_a_page_is_made_visible_on_its_bytes_as_visible_makes_its_text() -> None:
     # visible_utf8 finds the characters in what is left of the page without its shown ASCII bytes,
     # and replaces their encodings: the same bytes as visible() and encoding, for every character it
