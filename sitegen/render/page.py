@@ -483,7 +483,9 @@ def _html_bytes(html: str) -> bytes:
 # of the generated 50 MB sessions use about the same CPU time: the frame alone, in one process, takes
 # 0.63-0.67 s of 40,000 entries (510-650 units); forked, 600 balanced big-50mb-s0 and 900 the session
 # with 8.5 MB of bash logs' tails. At 220, fitted before the entries got cheaper to render, the process
-# that writes the frame finished 0.3-0.5 s after the other.
+# that writes the frame finished 0.3-0.5 s after the other. Since then the frame got a third cheaper
+# (0.37-0.40 s of those sessions' 0.52-0.58 s); not refitted yet: the cut places the chunks' boundaries,
+# so a new weight changes the page's bytes (not what it shows).
 FRAME_WEIGHT_PER_NODE = 700
 
 
