@@ -4,6 +4,7 @@ and it flags nothing on the demo but the one turn odek itself flagged, nor anyth
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -211,6 +212,8 @@ def test_a_scope_reads_a_text_once_and_answers_it_the_same_way_again() -> None:
     assert resources_in("make -f Makefile && cat /etc/hosts", scope) == ["Makefile", "/etc/hosts"]
     assert resources_in("make -f Makefile && cat /etc/hosts", PathScope()) == ["/etc/hosts"]
     assert PathScope.of("/w", [{"path": "/w/Makefile"}]) == scope  # what it read is not part of what it is
+    # A scope made from it with other paths reads the text anew.
+    assert resources_in("make -f Makefile && cat /etc/hosts", replace(scope, named=frozenset())) == ["/etc/hosts"]
 
 
 @pytest.mark.parametrize("path", DEMO_SESSIONS[:3], ids=lambda p: p.stem[-12:])

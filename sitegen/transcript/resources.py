@@ -73,7 +73,7 @@ class PathScope:
     named: frozenset[str] = frozenset()  # the path arguments themselves
     # resources_in's answer per text, which depends only on the text and the scope: a session runs the
     # same commands again and again (pytest, git status), and the audit reads each of them.
-    found: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    found: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def of(cls, cwd: str, arguments: Iterable[object]) -> PathScope:
