@@ -1,10 +1,4 @@
-"""Lexers of our own, written as rules, for languages whose pygments lexer is hand-written code: the same
-tokens as pygments' lexer, from a table the page's highlighter can run too (sitegen.render.highlight.tables).
-
-JSON is what tool calls' arguments and many of their results are: pygments' JsonLexer is a state machine
-in Python, which left all of it to the server. JsonRulesLexer gives its tokens for any text, valid JSON or
-not (tests/test_rule_lexers.py compares them on generated text).
-"""
+"""Lexers of our own, as rules the page's highlighter runs too, for languages whose pygments lexer is Python code."""
 
 from __future__ import annotations
 
@@ -45,7 +39,9 @@ def _held(token: Any) -> list[Any]:
 
 class JsonRulesLexer(RegexLexer):
     """pygments' JsonLexer as regex rules: strings (keys when a ":" follows), numbers, true/false/null,
-    punctuation runs, JavaScript comments, and an error token for anything else, as it tokenizes them."""
+    punctuation runs, JavaScript comments, and an error token for anything else, as it tokenizes them,
+    valid JSON or not (tests/test_rule_lexers.py). pygments' own is a state machine in Python, which kept
+    JSON (tool calls' arguments, many results) on the server past a page's first screen."""
 
     name = JsonLexer.name
     url = JsonLexer.url
