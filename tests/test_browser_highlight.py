@@ -59,15 +59,25 @@ SAMPLES: dict[str, str] = {
     "s.css": "@media (max-width: 600px) { .a > b::before { content: '\\201C'; margin: -1.5em } }\n",
     "Main.java": '@Override\npublic final class Main<T> { int x = 0xFF; String s = "q\\""; }\n',
     "conf.toml": '[server]\nport = 8080\nhosts = ["a", "b"]\ndate = 1979-05-27T07:32:00Z\n',
-    "data.json": '{"a": [1, 2.5, true, null], "b": "c"}\n',
+    # JSON by our rule lexer (pygments' tokens): unicode, escapes, exponents, nesting, markup as text; and
+    # JSON lines with what JSON has not (comments, a stray word), which the page colours as the server does.
+    "data.json": (
+        '{\n  "name": "naïve ✓ 😀",\n  "escapes": "tab\\t quote\\" slash\\/ \\u00e9 \\ud83d\\ude00",\n'
+        '  "numbers": [0, -12, 3.25, 1e10, -2.5E-3],\n  "flags": [true, false, null],\n'
+        '  "nested": {"a": {"b": [[], {}]}},\n  "html": "</script><b>x</b>"\n}\n'
+    ),
+    "events.jsonl": '{"t":1}\n{"t": 2, "ok": true}\n// a comment\n{"k" /* c */ : "v", oops}\n',
     # Markdown colours fenced code by the lexer the fence names: run in the page for lexers it has (and
-    # unknown names), on the server when a fence names one it has not (JSON).
+    # unknown names), on the server when a fence names one it has not (YAML).
     "README.md": (
         "# Title\n\nSome *emphasis* and `code`.\n\n```py\ndef f(x):\n    return x  # ok\n```\n\n"
         "```nosuchlang extra words\nplain <b>text</b>\n```\n\n- a list\n  1. nested\n"
     ),
     "NOTES.md": '## Data\n\n```json\n{"a": 1}\n```\n',
+    "CONFIG.md": "## Config\n\n```yaml\na: 1\n```\n",
 }
+# An MCP tool's arguments, shown as JSON.
+ARGUMENTS = {"query": 'naïve "quoted" ✓ 😀 \\ </script>', "limit": 25, "ratio": -1.5e-3, "deep": [{"a": []}, {}, None]}
 FENCES = "Here is the fix:\n\n```python\nprint('ZZ_FENCE_ZZ', 1 + 2)\n```\n\nand in Go:\n\n```go\nfunc f() {}\n```\n"
 TURNS = 560  # three entries a turn: past LAZY_AFTER_NODES
 
@@ -84,9 +94,12 @@ def coloured_session(path: Path, turns: int = TURNS) -> Path:
             [
                 text(FENCES.replace("ZZ_FENCE", f"ZZ{n}_FENCE")),
                 tool_call(f"c{n}", "read", path=f"/work/app/src/{name}"),
+                *([tool_call(f"q{n}", "mcp_search", **ARGUMENTS)] if name == "data.json" else []),
             ],
         )
         b.tool_result(f"r{n:04d}", f"c{n}", "read", SAMPLES[name].replace("ZZ", f"ZZ{n}"))
+        if name == "data.json":
+            b.tool_result(f"q{n:04d}", f"q{n}", "mcp_search", '{"hits": 0}')
     return b.write(path)
 
 
@@ -120,13 +133,18 @@ ALL_CODE = """() => {
 
 def test_later_code_is_coloured_as_the_server_colours_it(browser: Browser, pages: dict[bool, Path]) -> None:
     html = pages[True].read_text(encoding="utf-8")
-    # Every portable language was left to the browser, and its rules shipped once.
-    left = ("python", "typescript", "tsx", "rust", "go", "bash", "tsql", "html", "css", "java", "markdown")
+    # Every portable language was left to the browser, and its rules shipped once: JSON too (a read
+    # .json or .jsonl file, a tool's arguments, a Markdown fence), by our rule lexer's table.
+    left = ("python", "typescript", "tsx", "rust", "go", "bash", "tsql", "html", "css", "java", "markdown", "json")
     for language in left:
         assert f'data-lang="{language}"' in html, language
         assert html.count(f'class="sitegen-lexer" data-lang="{language}"') == 1, language
-    assert 'data-lang="json"' not in html  # JSON's lexer is its own code: the server colours it
-    assert 'data-lang="markdown">## Data' not in html  # so is Markdown whose fence names JSON
+    assert '<span class=hl-later data-lang="json">{\n  "name"' in html
+    assert '<span class=hl-later data-lang="json">{\n  "query"' in html
+    assert '<span class=hl-later data-lang="json">{"t":1}' in html
+    assert 'data-lang="markdown">## Data' in html
+    assert 'data-lang="yaml"' not in html  # YAML's lexer is its own code: the server colours it
+    assert 'data-lang="markdown">## Config' not in html  # so is Markdown whose fence names YAML
     assert 'data-lang="markdown"># Title' in html
     assert len(html) < len(pages[False].read_text(encoding="utf-8"))
     server: list[Any] = []

@@ -16,7 +16,7 @@ import pytest
 from fault_helpers import run_cli
 from site_helpers import make_session
 
-from sitegen.site.state.details import PARTS, SessionDetails, details_paths, read_details, write_details
+from sitegen.site.state.details import PARTS, KeptPart, SessionDetails, details_paths, read_details, write_details
 
 DETAILS = Path(".sitegen/details")
 MANIFEST = Path(".sitegen/manifest.json")
@@ -148,6 +148,29 @@ def test_details_round_trip(tmp_path: Path) -> None:
     assert whole == details
     write_details(base, whole)
     assert {part: path.read_bytes() for part, path in details_paths(base).items()} == first
+
+
+def test_held_terms_are_read_again_when_a_new_file_takes_the_old_ones_time_and_size(tmp_path: Path) -> None:
+    """watch's held part (KeptPart) keys a file by its inode too: a session rendered again renames a new
+    file into place, which a file system with coarse times can give the old one's time and size."""
+    base = tmp_path / "d"
+    write_details(base, SessionDetails(terms={"alpha": 1}))
+    path = details_paths(base)["terms"]
+    before = path.stat()
+    kept = KeptPart("terms")
+    assert [details.terms for details in kept.read([base])] == [{"alpha": 1}]
+    write_details(base, SessionDetails(terms={"gamma": 1}))  # the same length, through a new file
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
+    assert after.st_ino != before.st_ino
+    assert [details.terms for details in kept.read([base])] == [{"gamma": 1}]
+    # The same file, its time and size as they were, is not parsed again: what is held is handed out.
+    text = path.read_bytes()
+    with open(path, "r+b") as handle:
+        handle.write(text.replace(b"gamma", b"delta"))
+    os.utime(path, ns=(after.st_atime_ns, after.st_mtime_ns))
+    assert [details.terms for details in kept.read([base])] == [{"gamma": 1}]
 
 
 def test_the_manifest_written_an_entry_at_a_time_is_whole_json(built: tuple[Path, Path], tmp_path: Path) -> None:

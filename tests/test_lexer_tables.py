@@ -56,10 +56,11 @@ def test_what_javascript_cannot_say_is_not_portable(pattern: str) -> None:
 
 
 def test_lexers_with_their_own_code_stay_on_the_server() -> None:
-    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html", "markdown"):
+    # JSON's pygments lexer is Python code: ours, as rules (sitegen.render.highlight.rule_lexers), runs in the page.
+    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html", "markdown", "json"):
         assert lexer_table(alias) is not None, alias
-    # JSON and C tokenize in Python; YAML's callbacks keep indentation state; C# has variants.
-    for alias in ("json", "c", "yaml", "csharp", "no-such-lexer"):
+    # C tokenizes in Python; YAML's callbacks keep indentation state; C# has variants.
+    for alias in ("c", "yaml", "csharp", "no-such-lexer"):
         assert lexer_table(alias) is None, alias
 
 
@@ -67,8 +68,9 @@ def test_markdown_needs_the_lexers_its_fences_name() -> None:
     fenced = "x\n\n```py\nprint(1)\n```\n\n```nosuchlang\nplain\n```\n"
     assert fenced_languages("markdown", fenced) == {"python"}
     # A fence in a language only the server can colour keeps the whole block on the server.
-    assert fenced_languages("markdown", "```json\n{}\n```\n") is None
-    assert fenced_languages("python", "```json\n") == set()
+    assert fenced_languages("markdown", "```yaml\na: 1\n```\n") is None
+    assert fenced_languages("markdown", "```json\n{}\n```\n") == {"json"}
+    assert fenced_languages("python", "```yaml\n") == set()
 
 
 def test_tables_name_the_lexers_they_call_and_are_safe_in_a_script() -> None:
@@ -86,18 +88,18 @@ def test_tables_are_kept_in_the_cache_folder_and_read_back_the_same(
     monkeypatch.setattr(lexer_tables, "_tables", {})
     lexer_tables._table_cache.cache_clear()
     try:
-        translated = {alias: lexer_table(alias) for alias in ("python", "markdown", "json", "no-such-lexer")}
+        translated = {alias: lexer_table(alias) for alias in ("python", "markdown", "yaml", "no-such-lexer")}
         (folder,) = (tmp_path / "sitegen" / "lexer-tables").iterdir()
         assert {path.name for path in folder.iterdir()} == {f"{alias}.json" for alias in translated}
         # Read back rather than translated: the same tables (a wrong file is made anew, not believed).
-        (folder / "json.json").write_text("{not json")
+        (folder / "yaml.json").write_text("{not json")
         (folder / "python.json").write_text('{"table": {"patterns": [], "using": []}}')
         monkeypatch.setattr(lexer_tables, "_tables", {})
         assert lexer_table("python") == {"patterns": [], "using": []}  # proof: it was read from the cache
         monkeypatch.setattr(lexer_tables, "_tables", {})
         (folder / "python.json").unlink()
         assert {alias: lexer_table(alias) for alias in translated} == translated
-        assert (folder / "json.json").read_text() == '{"table": null}'
+        assert (folder / "yaml.json").read_text() == '{"table": null}'
     finally:
         lexer_tables._table_cache.cache_clear()
 

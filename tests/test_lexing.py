@@ -122,7 +122,7 @@ def test_common_lexers_are_dispatched_and_joined() -> None:
             assert len(state.choices[ord("q")].rules) < len(state.rules) or len(state.rules) < 4, alias
 
 
-@pytest.mark.parametrize("alias", ["python", "bash", "rust", "typescript", "html", "c", "ruby", "perl"])
+@pytest.mark.parametrize("alias", ["python", "bash", "rust", "typescript", "html", "c", "ruby", "perl", "json"])
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list("ab1 \t\n\r\"'`\\/*#<>{}()[]$@%-_=:;.,?!&|~^+é→\x00")), max_size=80))
 def test_random_text_gives_pygments_tokens(alias: str, text: str) -> None:

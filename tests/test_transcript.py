@@ -5,10 +5,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import shutil
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sessions import SessionBuilder, text, tool_call
 
 from sitegen.render.export import export_html
@@ -54,6 +57,39 @@ def test_header_rule() -> None:
 )
 def test_iso_to_ms(value: object, expected: int | None) -> None:
     assert iso_to_ms(value) == expected
+
+
+def _iso_to_ms_by_tidying(value: str) -> int | None:
+    """iso_to_ms as it read every string before its fast path: stripped, a final z as +00:00."""
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return int((moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp() * 1000)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    moment=st.datetimes(timezones=st.sampled_from([None, UTC, timezone(timedelta(hours=-7, minutes=-30))])),
+    form=st.sampled_from(["js", "iso", "seconds", "date", "lower-z", "padded"]),
+    junk=st.text(max_size=30),
+)
+def test_iso_to_ms_reads_every_form_as_tidying_it_first_did(moment: datetime, form: str, junk: str) -> None:
+    """The agents' form is parsed as it is; any other string gives what tidying it first gave."""
+    utc = moment.astimezone(UTC) if moment.tzinfo is not None else moment
+    texts = {
+        "js": utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z",
+        "iso": moment.isoformat(),
+        "seconds": moment.isoformat(timespec="seconds"),
+        "date": moment.date().isoformat(),
+        "lower-z": utc.strftime("%Y-%m-%dT%H:%M:%S") + "z",
+        "padded": f"  {moment.isoformat()}\n",
+    }
+    for value in (texts[form], junk, texts[form] + junk):
+        assert iso_to_ms(value) == _iso_to_ms_by_tidying(value)
 
 
 def test_entry_time_and_message_text() -> None:

@@ -480,20 +480,24 @@ def _html_bytes(html: str) -> bytes:
 
 
 # What the frame costs per entry, in _weight's units, fitted so that both processes of a forked export
-# of the generated 50 MB sessions use about the same CPU time: the frame alone, in one process, takes
-# 0.63-0.67 s of 40,000 entries (510-650 units); forked, 600 balanced big-50mb-s0 and 900 the session
-# with 8.5 MB of bash logs' tails. At 220, fitted before the entries got cheaper to render, the process
-# that writes the frame finished 0.3-0.5 s after the other. Since then the frame got a third cheaper
-# (0.37-0.40 s of those sessions' 0.52-0.58 s); not refitted yet: the cut places the chunks' boundaries,
-# so a new weight changes the page's bytes (not what it shows).
-FRAME_WEIGHT_PER_NODE = 700
+# of the generated 50 MB sessions finish together: the frame alone, in one process, takes 0.54-0.59 s
+# of 40,000 entries, and 0.7 s forked (both processes then copy the memory pages they write). With
+# embedded transcripts weighed as below, the process with the frame finished 0.09-0.10 s (big-50mb-s0)
+# and 0.20-0.25 s (with its folder of 1,686 subagents) after the other at 700; -0.03..0.03 and 0.09 at
+# 850; -0.11..-0.14 and -0.02..-0.05 at 1,000. Fitted before the frame got a third cheaper (0.37-0.40 s
+# alone, branch frame-cost): refitting moves the cut, so the chunks' boundaries and the page's bytes.
+FRAME_WEIGHT_PER_NODE = 900
+# What an embedded subagent transcript costs per byte of its file: its 71 transcripts (2.0 MB of files)
+# in the generated session with 1,686 subagents took 0.073 s to render, where an entry costs about
+# 20 ns per unit (at 1/2, the process that embedded them all finished 0.05 s late on their account).
+EMBEDDED_WEIGHT_PER_BYTE = 2
 
 
 def _weight(node: Node, attachments: Mapping[str, Attached]) -> int:
     """Rough rendering cost of a node, in characters of markdown. Fitted on a generated 50 MB
     session: an entry costs about 500 of them, a tool call 2,000, and output, which is escaped but
     highlighted only where it shows before folding, a twelfth of its size; a subagent's transcript
-    embedded at the call costs what half its file's bytes would (a file is about half JSON syntax)."""
+    embedded at the call costs EMBEDDED_WEIGHT_PER_BYTE per byte of its file (nested template included)."""
     size = 500
     for part in node.parts:  # one pass: this runs on one core, before the second process starts
         size += len(part.text)
@@ -510,7 +514,9 @@ def _weight(node: Node, attachments: Mapping[str, Attached]) -> int:
 
 def _embedded_weight(attached: Attached | None) -> int:
     subagent = attached.subagent if attached is not None else None
-    return subagent.file_size // 2 if subagent is not None and subagent.transcript is not None else 0
+    if subagent is None or subagent.transcript is None:
+        return 0
+    return subagent.file_size * EMBEDDED_WEIGHT_PER_BYTE
 
 
 def _totals_rows(totals: Totals) -> list[tuple[str, str]]:

@@ -23,7 +23,13 @@ log = logging.getLogger("sitegen.render")
 
 # sitegen's code that makes a fragment: a change to it, or to a package _namespace names, makes every
 # stored fragment stale.
-_MAKERS = ("highlight/pygments_html.py", "highlight/lexing.py", "base/text.py", "markdown/render.py")
+_MAKERS = (
+    "highlight/pygments_html.py",
+    "highlight/lexing.py",
+    "highlight/rule_lexers.py",
+    "base/text.py",
+    "markdown/render.py",
+)
 
 
 def fragment_key(kind: str, text: str) -> str:

@@ -42,14 +42,17 @@ def _builtin_aliases() -> frozenset[str]:
 
 @lru_cache(maxsize=512)
 def lexer_class_by_name(name: str) -> type[Lexer] | None:
-    """pygments' built-in lexer class for an alias. Plugin lexers are left out: looking for them
-    scans every installed package, and a page should not depend on what else is installed."""
+    """pygments' built-in lexer class for an alias, or ours in its place where pygments' is code the
+    page's highlighter cannot run (JSON). Plugin lexers are left out: looking for them scans every
+    installed package, and a page should not depend on what else is installed."""
     from pygments.lexers import find_lexer_class_by_name
+
+    from sitegen.render.highlight.rule_lexers import rule_lexer
 
     alias = name.lower()
     if alias not in _builtin_aliases():
         return None
-    cls: type[Lexer] = find_lexer_class_by_name(alias)
+    cls: type[Lexer] = rule_lexer(find_lexer_class_by_name(alias))
     return cls
 
 
