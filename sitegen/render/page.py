@@ -480,13 +480,13 @@ def _html_bytes(html: str) -> bytes:
 
 
 # What the frame costs per entry, in _weight's units, fitted so that both processes of a forked export
-# of the generated 50 MB sessions finish together: the frame alone, in one process, takes 0.54-0.59 s
-# of 40,000 entries, and 0.7 s forked (both processes then copy the memory pages they write). With
-# embedded transcripts weighed as below, the process with the frame finished 0.09-0.10 s (big-50mb-s0)
-# and 0.20-0.25 s (with its folder of 1,686 subagents) after the other at 700; -0.03..0.03 and 0.09 at
-# 850; -0.11..-0.14 and -0.02..-0.05 at 1,000. Fitted before the frame got a third cheaper (0.37-0.40 s
-# alone, branch frame-cost): refitting moves the cut, so the chunks' boundaries and the page's bytes.
-FRAME_WEIGHT_PER_NODE = 900
+# of the generated 50 MB sessions finish together: the frame alone, in one process, takes 0.34 s of
+# 40,000 entries, more forked (both processes then copy the memory pages they write). With embedded
+# transcripts weighed as below, the process with the frame finished this much after the other
+# (big-50mb-s0; with its folder of 1,686 subagents), three runs each: -0.15..-0.02 and 0.11..0.15 s at
+# 500; -0.04..0.08 and 0.04..0.09 at 600; -0.12..-0.06 and -0.04..0.00 at 700. A new value moves the
+# cut, so the chunks' boundaries and which outputs each half's budget holds: the page's bytes.
+FRAME_WEIGHT_PER_NODE = 650
 # What an embedded subagent transcript costs per byte of its file: its 71 transcripts (2.0 MB of files)
 # in the generated session with 1,686 subagents took 0.073 s to render, where an entry costs about
 # 20 ns per unit (at 1/2, the process that embedded them all finished 0.05 s late on their account).
