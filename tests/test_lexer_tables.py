@@ -3,14 +3,19 @@ run the same way left to the server. (tests/test_browser_highlight.py runs the t
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from sessions import SessionBuilder, text
 from site_helpers import build
 
+from sitegen.render.base._internals import lexer_mapping
 from sitegen.render.highlight import tables as lexer_tables
+from sitegen.render.highlight.pygments_html import _first_aliases, lexer_class_by_name
 from sitegen.render.highlight.tables import fenced_languages, lexer_table, table_json, with_called
 from sitegen.render.highlight.translate import NotPortable, js_pattern
 
@@ -62,6 +67,37 @@ def test_lexers_with_their_own_code_stay_on_the_server() -> None:
     # C tokenizes in Python; YAML's callbacks keep indentation state; C# has variants.
     for alias in ("c", "yaml", "csharp", "no-such-lexer"):
         assert lexer_table(alias) is None, alias
+
+
+def test_the_page_lexer_of_an_alias_is_its_class_first_alias() -> None:
+    """The page's name for a lexer is read from pygments' table of lexers, not its class: every alias
+    gives what the class pygments finds by it is first called."""
+    for _module, _name, aliases, _files, _mimes in lexer_mapping().values():
+        for alias in aliases:
+            cls = lexer_class_by_name(alias)
+            assert cls is not None, alias
+            assert _first_aliases()[alias] == cls.aliases[0], alias
+
+
+def test_code_left_to_the_page_imports_no_lexer_module(tmp_path: Path) -> None:
+    """Code past a page's first screen needs its lexer's table only: a page of Rust, past the first
+    screen, does not import pygments' Rust lexer once the table is in the cache folder."""
+    probe = (
+        "import sys\n"
+        "from sitegen.render.highlight.pygments_html import Highlighter\n"
+        "highlighter = Highlighter()\n"
+        "highlighter.prepare(['rust'])\n"
+        "highlighter.later = True\n"
+        "print(highlighter.code('fn main() {}', 'rust'))\n"
+        "print('pygments.lexers.rust' in sys.modules)\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    for _ in range(2):  # the first run translates the table into the cache folder
+        shown, imported = subprocess.run(
+            [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    assert shown == '<span class=hl-later data-lang="rust">fn main() {}</span>'
+    assert imported == "False"
 
 
 def test_markdown_needs_the_lexers_its_fences_name() -> None:

@@ -229,14 +229,24 @@ def _lexer_for_name(name: str) -> str | None:
 
 @lru_cache(maxsize=256)
 def _browser_lexer(alias: str) -> str | None:
-    """The name the page's highlighter knows a lexer by (its first alias), when it can run it."""
+    """The name the page's highlighter knows a lexer by (its first alias), when it can run it. The name
+    comes from pygments' table of lexers, as lexer_class_by_name finds the class, without importing the
+    lexer's module: code past the first screen needs only the table (cached: tables.lexer_table)."""
     from sitegen.render.highlight.tables import lexer_table
 
-    cls = lexer_class_by_name(alias)
-    if cls is None or not cls.aliases:
-        return None
-    name: str = cls.aliases[0]
-    return name if lexer_table(name) is not None else None
+    name = _first_aliases().get(alias.lower())
+    return name if name is not None and lexer_table(name) is not None else None
+
+
+@cache
+def _first_aliases() -> dict[str, str]:
+    """Each alias of a built-in lexer -> that lexer's first alias, the first lexer in pygments' table
+    that has the alias winning (as pygments.lexers.find_lexer_class_by_name looks them up)."""
+    first: dict[str, str] = {}
+    for _module, _name, aliases, _files, _mimes in lexer_mapping().values():
+        for alias in aliases:
+            first.setdefault(alias, aliases[0])
+    return first
 
 
 # Fragment-store key prefixes for the lexer chosen for a file name, and for the name the page's
@@ -299,12 +309,12 @@ class Highlighter:
         return html
 
     def prepare(self, languages: Iterable[str | None]) -> None:
-        """Load and compile lexers ahead of use (pygments compiles a lexer's rules when first built), and
-        their tables for the page's highlighter."""
+        """Ahead of use (before a page's render forks): the tables of the lexers the page's highlighter
+        runs, and the lexers of the languages it cannot, which are coloured here wherever they are. A
+        lexer the page runs is loaded only if the first screen needs it (its module's import, 1-3 ms)."""
         for language in languages:
-            if language:
+            if language and _browser_lexer(language) is None:
                 _lexer_by_name(language)
-                _browser_lexer(language)
 
     def file(self, text: str, path: str) -> Markup:
         return self.code(text, self.lexer_for_path(path))
