@@ -9,11 +9,14 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markupsafe import escape
 from sessions import SessionBuilder, text, tool_call
 from site_helpers import run_sitegen
 
 from sitegen.cli.text import visible as terminal_visible
-from sitegen.render.base.text import break_long_words
+from sitegen.render.base.text import break_long_words, html_escape
 from sitegen.site.pages.charts import _shorten, text_width
 from sitegen.visible import BIDI_MARKS, hidden_chars, visible, visible_utf8
 
@@ -188,3 +191,10 @@ def test_long_words_are_found_as_a_scan_of_every_run_finds_them() -> None:
             parts.append(rng.choice([" ", "\n", "<b>", "</b>", '<img src="', '">', "\u00a0"]))
         html = "".join(parts)
         assert break_long_words(html) == _wrapped_by_regex(html), html[:80]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(), st.text(st.characters(categories=["L", "N"])), st.sampled_from(["&", "<>", "'\"", "a&b"])))
+def test_html_escape_escapes_as_markupsafe_does(value: str) -> None:
+    """The quick paths (a value of letters and digits returned as it is) change nothing escape() gives."""
+    assert html_escape(value) == str(escape(value))

@@ -297,8 +297,7 @@ def tree_rows_html(rows: list[TreeRow]) -> str:
         classes = class_lists.get(key)
         if classes is None:
             classes = class_lists[key] = _row_classes(r)
-        # Ids are letters and digits, which escaping leaves as they are.
-        row_id = r.id if r.id.isalnum() else html_escape(r.id)
+        row_id = html_escape(r.id)
         tool, file_tool = "", False
         if r.tool:
             named = tools.get(r.tool)

@@ -112,6 +112,8 @@ def html_escape(value: object) -> str:
     replacements, a quarter of escape's cost, which builds a Markup through two Python calls; a page
     escapes a dozen values per entry."""
     if type(value) is str:
+        if value.isalnum():  # most values (entry ids): nothing to replace, found in a tenth of the time
+            return value
         return (
             value.replace("&", "&amp;")
             .replace("<", "&lt;")
