@@ -1,0 +1,281 @@
+"""pygments' YamlLexer as regex rules the page's highlighter runs too: indentation kept in numbered states."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from pygments.lexer import RegexLexer, bygroups, default, include
+from pygments.lexers.data import YamlLexer
+from pygments.token import Comment, Keyword, Literal, Name, Number, Punctuation, String, Whitespace
+
+__all__ = ["MAX_INDENT", "YamlRulesLexer"]
+
+# Indentation columns kept exactly; a deeper column is taken as this one (see the class docstring).
+MAX_INDENT = 32
+
+# A directive or a document marker, which resets the indentation (pygments' reset_indent).
+_DIRECTIVE = r"^(?:%YAML|%TAG|---|\.\.\.)(?=[ ]|$)"
+# A line with content: pygments' root rule "[ ]*(?!\s|$)", once blank lines and comments are out.
+_CONTENT = rf"(?!{_DIRECTIVE})(?=[ ]*[^\s#])"
+# A character of a line's prefix before its block-line: a space, or a collection indicator.
+_PREFIX = r"(?:[ ]|[?:-](?=[ ]|$))"
+# A zero-width rule's token: none (pygments takes no None there, and would yield an empty token).
+_NOTHING = bygroups()
+_INDICATOR_LINE = rf"(?!{_DIRECTIVE})(?=[ ]*[?:-](?:[ ]|$))"
+
+
+def _n(value: int) -> str:
+    return str(min(value, MAX_INDENT))
+
+
+def _body(threshold: int) -> str:
+    """A block scalar after its header, from the header's newline: blank lines, the first content line
+    (more indented than threshold: its spaces, group 2, are the block's indentation), then every line
+    blank or as indented. Group 1 is whitespace up to the first visible character, group 3 the content
+    to its last visible character: the spaces, newlines and tabs between join the run either way."""
+    first = rf"\n(?:[ ]*\n)*( {{{threshold + 1}}}[ ]*)(?=[^ \n])"
+    # The first content line holds only whitespace (a tab): the visible text starts on a later line.
+    blank_first = r"(?:[^\S \n][^\S\n]*\n(?:[ ]*\n|\2[ ]*[^\S \n][^\S\n]*\n)*\2[ ]*)?"
+    content = r"(?=[^\n]*\S)([^\n]*(?:\n(?:[ ]*(?=\n|\Z)|\2[ ]*[^ \n][^\n]*))*(?<=\S))"
+    return f"({first}{blank_first}){content}"
+
+
+def _indent_states() -> dict[str, list[Any]]:
+    """States numbered by an indentation column: r (the root, for lines after this one), t (a plain
+    scalar's or block scalar's indentation), k and f (the line's key column: once a key is read on the
+    line, the next line's root is rP), and the dispatchers that read a line's columns."""
+    states: dict[str, list[Any]] = {}
+    dispatch_c: list[Any] = []
+    dispatch_l: list[Any] = []
+    dispatch_p: list[Any] = []
+    for value in range(-1, MAX_INDENT + 1):
+        n = str(value)
+        least = max(value, 0)
+        root: list[Any] = [(_INDICATOR_LINE, _NOTHING, ("#pop", "dc"))]
+        root.append((rf"{_CONTENT}(?=[ ]{{{least}}})", _NOTHING, (f"t{n}", "dp")))
+        if value > 0:
+            root.append((_CONTENT, _NOTHING, ("#pop", "dl")))
+        root.append(default("rg"))
+        states[f"r{n}"] = root
+        if value >= 0:
+            continuation = [(rf"^[ ]{{{value + 1}}}[ ]*", Whitespace)]
+        else:
+            continuation = [(r"^[ ]+", Whitespace), (r"^", _NOTHING)]
+        block = [(_body(least), bygroups(Whitespace, None, Name.Constant), "#pop"), (r"\n", Whitespace, "#pop")]
+        states[f"t{n}"] = [
+            *block,
+            *[(pattern, token, ("kx", "fx", "bl", "ps")) for pattern, token in continuation],
+            default("#pop"),
+        ]
+        states[f"f{n}"] = [
+            *block,
+            *[(pattern, token, ("blf", "psf")) for pattern, token in continuation],
+            default("#pop"),
+        ]
+        states[f"k{n}"] = [default(("#pop", "#pop", "#pop", f"r{n}"))]
+        if value >= 0:
+            dispatch_c.append(
+                (
+                    rf"(?={_PREFIX.replace('|$', '')}{{{value}}}[?:-](?:[ ]|$)(?![ ]+[?:-](?:[ ]|$)))",
+                    _NOTHING,
+                    ("#pop", f"r{n}", f"t{n}", "dp"),
+                )
+            )
+            dispatch_l.append((rf"(?=[ ]{{{value}}}[^ ])", _NOTHING, ("#pop", f"r{n}", f"t{n}", "dp")))
+            dispatch_p.append(
+                (rf"(?={_PREFIX}{{{value}}}(?![ ]|[?:-](?:[ ]|$)))", _NOTHING, ("#pop", f"k{n}", f"f{n}", "ln"))
+            )
+    deepest = _n(MAX_INDENT)
+    states["dc"] = [*dispatch_c, default(("#pop", f"r{deepest}", f"t{deepest}", "dp"))]
+    states["dl"] = [*dispatch_l, default(("#pop", f"r{deepest}", f"t{deepest}", "dp"))]
+    states["dp"] = [*dispatch_p, default(("#pop", f"k{deepest}", f"f{deepest}", "ln"))]
+    return states
+
+
+def _block_line(fired: bool) -> list[Any]:
+    """pygments' block-line: before the line's first key (its end pops to the root of the line's own
+    indentation) or after it (to k, which makes the key's column the root's)."""
+    end = ("#pop", "#pop") if fired else ("#pop", "#pop", "#pop", "#pop")
+    key: tuple[Any, ...] = () if fired else (("#pop", "blf"),)
+    return [
+        (r"[ ]+(?=#|$)", Whitespace, end),
+        (r"(?=#|$)", _NOTHING, end),
+        (r"[ ]+", Whitespace),
+        (r"""([^#,?\[\]{}"'\n]+)(:)(?=[ ]|$)""", bygroups(Name.Tag, Punctuation), *key),
+        include("descriptors"),
+        (r":(?=[ ]|$)", Punctuation.Indicator, *key),
+        (r"[|>]", Punctuation.Indicator, "bhf" if fired else "bh"),
+        include("flow-nodes"),
+        (r"(?=[^\s?:,\[\]{}#&*!|>\'\"%@`-]|[?:-]\S)", _NOTHING, "psf" if fired else "ps"),
+    ]
+
+
+def _plain(fired: bool) -> list[Any]:
+    """pygments' plain-scalar-in-block-context; at a newline, down to the state holding its indentation."""
+    newline = ("#pop", "#pop", "pn") if fired else ("#pop", "#pop", "#pop", "#pop", "pn")
+    return [
+        (r"[ ]+(?=:[ ]|:$)", Whitespace, "#pop"),
+        (r"(?=:[ ]|:$)", _NOTHING, "#pop"),
+        (r"[ ]+(?=#)", Whitespace, "#pop"),
+        (r"[ ]+$", Whitespace),
+        (r"\n+", Whitespace, newline),
+        (r"[ \xa0]+", Literal.Scalar.Plain),
+        (r"(?::(?!\s)|[^\s:])+", Literal.Scalar.Plain),
+    ]
+
+
+def _block_scalar_header(fired: bool) -> list[Any]:
+    return [
+        (r"(?:[1-9][+-]?|[+-][1-9]?)(?=[ ]|$)", Punctuation.Indicator, ("#pop", "bif" if fired else "bi")),
+        (r"(?=[ ]|$)", _NOTHING, ("#pop", "bif" if fired else "bi")),
+    ]
+
+
+def _block_scalar_ignored(fired: bool) -> list[Any]:
+    """The header line's end; at its newline, down to the state holding the block's indentation."""
+    return [
+        (r"[ ]+(?=#|$)", Whitespace),
+        (r"#[^\n]*", Comment.Single),
+        (r"(?=\n)", _NOTHING, ("#pop", "#pop") if fired else ("#pop", "#pop", "#pop", "#pop")),
+    ]
+
+
+class YamlRulesLexer(RegexLexer):
+    """pygments' YamlLexer as regex rules, so the page's highlighter can colour YAML as the server does.
+
+    pygments' lexer keeps indentation in Python callbacks; here a column is a state's number. The stack
+    holds, under a line's states, r<v> (the root for the next line: the line's own indentation), t<v>
+    (the indentation a plain scalar must pass to go on, a block scalar's content to belong), and k<P>
+    and f<P> (the line's key column: its first key makes it the indentation). A block scalar is one
+    rule: its first content line's spaces are a back-reference the other lines must begin with, and its
+    content is one Name.Constant token (pygments' are one a line, with whitespace between: the same
+    coloured run). Whitespace tokens may be split or typed otherwise than pygments' (invisible: a
+    whitespace token joins the run it is in). Known differences, on YAML that is not well formed or rare:
+    - a line dedented to a column between two levels: pygments drops to the lower level, this lexer
+      takes the line's column (the same, but for the spaces pygments marks as an error, invisible);
+    - a key on a line continuing a plain scalar that began on a line without a key: pygments makes
+      the first line's key column the indentation, this lexer keeps the first line's;
+    - an explicit indentation indicator (|2) is read as the first content line's indentation;
+    - a key after a multi-line flow collection or quoted scalar does not set the indentation;
+    - columns past MAX_INDENT are taken as MAX_INDENT.
+    (tests/test_rule_lexers.py holds each to what it colours.)"""
+
+    name = YamlLexer.name
+    url = YamlLexer.url
+    aliases = YamlLexer.aliases
+    filenames = YamlLexer.filenames
+    mimetypes = YamlLexer.mimetypes
+    flags = re.MULTILINE
+
+    tokens: ClassVar[dict[str, Any]] = {
+        "root": [default("r-1")],
+        # pygments' root, for what is not a line with content (which goes back to r<v>).
+        "rg": [
+            (r"[ ]+(?=#|$)", Whitespace),
+            (r"\n+", Whitespace),
+            (r"#[^\n]*", Comment.Single),
+            (r"^%YAML(?=[ ]|$)", Name.Tag, ("#pop", "#pop", "r-1", "yaml-directive")),
+            (r"^%TAG(?=[ ]|$)", Name.Tag, ("#pop", "#pop", "r-1", "tag-directive")),
+            (r"^(?:---|\.\.\.)(?=[ ]|$)", Name.Namespace, ("#pop", "#pop", "r-1", "t-1", "k0", "f0", "bl")),
+            (_CONTENT, _NOTHING, "#pop"),
+        ],
+        **_indent_states(),
+        # A plain scalar continued on a line whose key is not taken (see the class docstring).
+        "kx": [default(("#pop", "#pop"))],
+        "fx": [default("#pop")],
+        "ignored-line": [
+            (r"[ ]+(?=#|$)", Whitespace),
+            (r"#[^\n]*", Comment.Single),
+            (r"\n", Whitespace, "#pop:2"),
+        ],
+        "yaml-directive": [(r"([ ]+)([0-9]+\.[0-9]+)", bygroups(Whitespace, Number), "ignored-line")],
+        "tag-directive": [
+            (
+                r"([ ]+)(!|![\w-]*!)([ ]+)(!|!?[\w;/?:@&=+$,.!~*\'()\[\]%-]+)",
+                bygroups(Whitespace, Keyword.Type, Whitespace, Keyword.Type),
+                "ignored-line",
+            )
+        ],
+        # pygments' indentation: the line's spaces and collection indicators, then its block-line.
+        "ln": [
+            (r"[ ]+$", Whitespace, ("#pop", "#pop", "#pop", "#pop")),
+            (r"$", _NOTHING, ("#pop", "#pop", "#pop", "#pop")),
+            (r"[ ]+(?=[?:-](?:[ ]|$))", Whitespace),
+            (r"[?:-](?=[ ]|$)", Punctuation.Indicator),
+            (r"[ ]+", Whitespace, ("#pop", "bl")),
+            default(("#pop", "bl")),
+        ],
+        "bl": _block_line(fired=False),
+        "blf": _block_line(fired=True),
+        "descriptors": [
+            (r"!<[\w#;/?:@&=+$,.!~*\'()\[\]%-]+>", Keyword.Type),
+            (r"!(?:[\w-]+!)?[\w#;/?:@&=+$,.!~*\'()\[\]%-]*", Keyword.Type),
+            (r"&[\w-]+", Name.Label),
+            (r"\*[\w-]+", Name.Variable),
+        ],
+        "flow-nodes": [
+            (r"\[", Punctuation.Indicator, "flow-sequence"),
+            (r"\{", Punctuation.Indicator, "flow-mapping"),
+            (r"\'", String, "single-quoted-scalar"),
+            (r"\"", String, "double-quoted-scalar"),
+        ],
+        "flow-collection": [
+            (r"[ ]+", Whitespace),
+            (r"\n+", Whitespace),
+            (r"#[^\n]*", Comment.Single),
+            (r"[?:,]", Punctuation.Indicator),
+            include("descriptors"),
+            include("flow-nodes"),
+            (r"(?=[^\s?:,\[\]{}#&*!|>\'\"%@`])", _NOTHING, "plain-scalar-in-flow-context"),
+        ],
+        "flow-sequence": [include("flow-collection"), (r"\]", Punctuation.Indicator, "#pop")],
+        "flow-mapping": [
+            (r"""([^,:?\[\]{}"'\n]+)(:)(?=[ ]|$)""", bygroups(Name.Tag, Punctuation)),
+            include("flow-collection"),
+            (r"\}", Punctuation.Indicator, "#pop"),
+        ],
+        "bh": _block_scalar_header(fired=False),
+        "bhf": _block_scalar_header(fired=True),
+        "bi": _block_scalar_ignored(fired=False),
+        "bif": _block_scalar_ignored(fired=True),
+        "quoted-scalar-whitespaces": [
+            (r"^[ ]+", Whitespace),
+            (r"[ ]+$", Whitespace),
+            (r"\n+", Whitespace),
+            (r"[ \xa0]+", Name.Variable),
+        ],
+        "single-quoted-scalar": [
+            include("quoted-scalar-whitespaces"),
+            (r"\'\'", String.Escape),
+            (r"[^\s\']+", String),
+            (r"\'", String, "#pop"),
+        ],
+        "double-quoted-scalar": [
+            include("quoted-scalar-whitespaces"),
+            (r'\\[0abt\tn\nvfre "\\N_LP]', String),
+            (r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})", String.Escape),
+            (r'[^\s"\\]+', String),
+            (r'"', String, "#pop"),
+        ],
+        # A plain scalar's next line: blank lines, a document marker (ends it), else its indentation,
+        # which the t<v> or f<P> state below decides on.
+        "pn": [
+            (r"^[ ]+$", Whitespace),
+            (r"\n+", Whitespace),
+            (r"^(?=---|\.\.\.)", _NOTHING, ("#pop", "#pop")),
+            (r"^", _NOTHING, "#pop"),
+        ],
+        "ps": _plain(fired=False),
+        "psf": _plain(fired=True),
+        "plain-scalar-in-flow-context": [
+            (r"[ ]+(?=[,:?\[\]{}])", Whitespace, "#pop"),
+            (r"(?=[,:?\[\]{}])", _NOTHING, "#pop"),
+            (r"[ ]+(?=#)", Whitespace, "#pop"),
+            (r"^[ ]+", Whitespace),
+            (r"[ ]+$", Whitespace),
+            (r"\n+", Whitespace),
+            (r"[ \xa0]+", Name.Variable),
+            (r"[^\s,:?\[\]{}]+", Name.Variable),
+        ],
+    }
