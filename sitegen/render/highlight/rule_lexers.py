@@ -6,10 +6,12 @@ import re
 from typing import Any, ClassVar
 
 from pygments.lexer import RegexLexer, default
-from pygments.lexers.data import JsonLexer
+from pygments.lexers.data import JsonLexer, YamlLexer
 from pygments.token import Comment, Error, Keyword, Name, Number, Punctuation, String, Whitespace
 
-__all__ = ["JsonRulesLexer", "rule_lexer"]
+from sitegen.render.highlight.yaml_rules import YamlRulesLexer
+
+__all__ = ["JsonRulesLexer", "YamlRulesLexer", "rule_lexer"]
 
 _HEX = "[0-9a-fA-F]"
 # JsonLexer's string: an escape is a backslash and one character, or \u and up to four hex digits, a
@@ -77,4 +79,7 @@ class JsonRulesLexer(RegexLexer):
 
 def rule_lexer(cls: type[Any]) -> type[Any]:
     """Our lexer in place of a pygments lexer class, where we have one; else the class itself."""
-    return JsonRulesLexer if cls is JsonLexer else cls
+    return _OURS.get(cls, cls)
+
+
+_OURS: dict[type[Any], type[Any]] = {JsonLexer: JsonRulesLexer, YamlLexer: YamlRulesLexer}

@@ -74,7 +74,7 @@ def _table_cache() -> Path | None:
     key = hashlib.sha256(f"{pygments.__version__} {sys.version_info[:2]}".encode())
     # The code the tables come from, by its files: importing it would load pygments' lexer machinery.
     here = Path(__file__).parent
-    for name in ("translate.py", "lexing.py", "pygments_html.py", "rule_lexers.py"):
+    for name in ("translate.py", "lexing.py", "pygments_html.py", "rule_lexers.py", "yaml_rules.py"):
         key.update((here / name).read_bytes())
     return cache_folder(f"lexer-tables/{key.hexdigest()[:16]}")
 

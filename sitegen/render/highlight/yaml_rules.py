@@ -22,23 +22,24 @@ _CONTENT = rf"(?!{_DIRECTIVE})(?=[ ]*[^\s#])"
 _PREFIX = r"(?:[ ]|[?:-](?=[ ]|$))"
 # A zero-width rule's token: none (pygments takes no None there, and would yield an empty token).
 _NOTHING = bygroups()
-_INDICATOR_LINE = rf"(?!{_DIRECTIVE})(?=[ ]*[?:-](?:[ ]|$))"
+_NOT_CONTENT = rf"(?={_DIRECTIVE}|[ ]*(?:[^\S ]|#|$))"
+_INDICATOR_LINE = r"(?=[ ]*[?:-](?:[ ]|$))"
 
 
 def _n(value: int) -> str:
     return str(min(value, MAX_INDENT))
 
 
-def _body(threshold: int) -> str:
-    """A block scalar after its header, from the header's newline: blank lines, the first content line
-    (more indented than threshold: its spaces, group 2, are the block's indentation), then every line
-    blank or as indented. Group 1 is whitespace up to the first visible character, group 3 the content
-    to its last visible character: the spaces, newlines and tabs between join the run either way."""
-    first = rf"\n(?:[ ]*\n)*( {{{threshold + 1}}}[ ]*)(?=[^ \n])"
-    # The first content line holds only whitespace (a tab): the visible text starts on a later line.
-    blank_first = r"(?:[^\S \n][^\S\n]*\n(?:[ ]*\n|\2[ ]*[^\S \n][^\S\n]*\n)*\2[ ]*)?"
-    content = r"(?=[^\n]*\S)([^\n]*(?:\n(?:[ ]*(?=\n|\Z)|\2[ ]*[^ \n][^\n]*))*(?<=\S))"
-    return f"({first}{blank_first}){content}"
+# A block scalar after its header, from the header's newline: blank lines, the first content line (its
+# spaces, group 2, are the block's indentation: t<v> has checked it passes v), then every line blank or
+# as indented. Group 1 is whitespace up to the first visible character, group 3 the content to its last
+# visible character: the spaces, newlines and tabs between join the run either way. The first content
+# line may hold only whitespace (a tab): the visible text then starts on a later line.
+_BODY = (
+    r"(\n(?:[ ]*\n)*([ ]+)(?=[^ \n])"
+    r"(?:[^\S \n][^\S\n]*\n(?:[ ]*\n|\2[ ]*[^\S \n][^\S\n]*\n)*\2[ ]*)?)"
+    r"(?=[^\n]*\S)([^\n]*(?:\n(?:[ ]*(?=\n|\Z)|\2[ ]*[^ \n][^\n]*))*(?<=\S))"
+)
 
 
 def _indent_states() -> dict[str, list[Any]]:
@@ -52,17 +53,19 @@ def _indent_states() -> dict[str, list[Any]]:
     for value in range(-1, MAX_INDENT + 1):
         n = str(value)
         least = max(value, 0)
-        root: list[Any] = [(_INDICATOR_LINE, _NOTHING, ("#pop", "dc"))]
-        root.append((rf"{_CONTENT}(?=[ ]{{{least}}})", _NOTHING, (f"t{n}", "dp")))
+        # Directives, blank lines and comments go to rg; a line with content is read for its columns.
+        root: list[Any] = [(_NOT_CONTENT, _NOTHING, "rg"), (_INDICATOR_LINE, _NOTHING, ("#pop", "dc"))]
         if value > 0:
-            root.append((_CONTENT, _NOTHING, ("#pop", "dl")))
-        root.append(default("rg"))
+            root.append((rf"(?=[ ]{{{value}}})", _NOTHING, (f"t{n}", "dp")))
+            root.append(default(("#pop", "dl")))
+        else:
+            root.append(default((f"t{n}", "dp")))
         states[f"r{n}"] = root
         if value >= 0:
             continuation = [(rf"^[ ]{{{value + 1}}}[ ]*", Whitespace)]
         else:
             continuation = [(r"^[ ]+", Whitespace), (r"^", _NOTHING)]
-        block = [(_body(least), bygroups(Whitespace, None, Name.Constant), "#pop"), (r"\n", Whitespace, "#pop")]
+        block = [(rf"(?=\n(?:[ ]*\n)*[ ]{{{least + 1}}})", _NOTHING, ("#pop", "bb")), (r"\n", Whitespace, "#pop")]
         states[f"t{n}"] = [
             *block,
             *[(pattern, token, ("kx", "fx", "bl", "ps")) for pattern, token in continuation],
@@ -77,7 +80,7 @@ def _indent_states() -> dict[str, list[Any]]:
         if value >= 0:
             dispatch_c.append(
                 (
-                    rf"(?={_PREFIX.replace('|$', '')}{{{value}}}[?:-](?:[ ]|$)(?![ ]+[?:-](?:[ ]|$)))",
+                    rf"(?={_PREFIX.replace('|$', '')}{{{value}}}[?:-](?=[ ]|$)(?![ ]+[?:-](?:[ ]|$)))",
                     _NOTHING,
                     ("#pop", f"r{n}", f"t{n}", "dp"),
                 )
@@ -235,6 +238,7 @@ class YamlRulesLexer(RegexLexer):
             include("flow-collection"),
             (r"\}", Punctuation.Indicator, "#pop"),
         ],
+        "bb": [(_BODY, bygroups(Whitespace, None, Name.Constant), "#pop"), (r"\n", Whitespace, "#pop")],
         "bh": _block_scalar_header(fired=False),
         "bhf": _block_scalar_header(fired=True),
         "bi": _block_scalar_ignored(fired=False),
