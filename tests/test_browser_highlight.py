@@ -67,14 +67,27 @@ SAMPLES: dict[str, str] = {
         '  "nested": {"a": {"b": [[], {}]}},\n  "html": "</script><b>x</b>"\n}\n'
     ),
     "events.jsonl": '{"t":1}\n{"t": 2, "ok": true}\n// a comment\n{"k" /* c */ : "v", oops}\n',
+    # YAML by our rule lexer (pygments' tokens): block scalars holding shell lines with colons, kept and
+    # stripped, anchors, tags, flow collections, quoted escapes, comments, documents, CRLF and a tab.
+    "deploy.yaml": (
+        "%YAML 1.2\n---\nname: CI  # naïve ✓\non:\n  push:\n    branches: [ main, 'rel/*' ]\njobs:\n"
+        "  test:\n    runs-on: ubuntu-latest\n    env: &env {A: 1, B: [x, y]}\n    steps:\n"
+        "      - uses: actions/checkout@v4\n      - name: Run\n        run: |\n          echo \"a: b\" </script>\n"
+        "\n          make test\n        if: github.ref == 'refs/heads/main'\n      - run: >-\n          pytest -q\r\n"
+        "          --cov\n        env:\n          <<: *env\n          TAG: !!str 1.0\n"
+        '          MSG: "tab\\t \\u00e9 😀"\n...\n--- |+\n  kept\n\n\tbad: tab\n'
+    ),
+    # C's lexer is Python code: only the server colours it.
+    "main.c": '#include <stdio.h>\nint main(void) { printf("%d\\n", 1 << 2); return 0; }\n',
     # Markdown colours fenced code by the lexer the fence names: run in the page for lexers it has (and
-    # unknown names), on the server when a fence names one it has not (YAML).
+    # unknown names), on the server when a fence names one it has not (C).
     "README.md": (
         "# Title\n\nSome *emphasis* and `code`.\n\n```py\ndef f(x):\n    return x  # ok\n```\n\n"
         "```nosuchlang extra words\nplain <b>text</b>\n```\n\n- a list\n  1. nested\n"
     ),
     "NOTES.md": '## Data\n\n```json\n{"a": 1}\n```\n',
     "CONFIG.md": "## Config\n\n```yaml\na: 1\n```\n",
+    "BUILD.md": "## Build\n\n```c\nint x = 1;\n```\n",
 }
 # An MCP tool's arguments, shown as JSON.
 ARGUMENTS = {"query": 'naïve "quoted" ✓ 😀 \\ </script>', "limit": 25, "ratio": -1.5e-3, "deep": [{"a": []}, {}, None]}
@@ -136,6 +149,7 @@ def test_later_code_is_coloured_as_the_server_colours_it(browser: Browser, pages
     # Every portable language was left to the browser, and its rules shipped once: JSON too (a read
     # .json or .jsonl file, a tool's arguments, a Markdown fence), by our rule lexer's table.
     left = ("python", "typescript", "tsx", "rust", "go", "bash", "tsql", "html", "css", "java", "markdown", "json")
+    left += ("yaml",)
     for language in left:
         assert f'data-lang="{language}"' in html, language
         assert html.count(f'class="sitegen-lexer" data-lang="{language}"') == 1, language
@@ -143,8 +157,10 @@ def test_later_code_is_coloured_as_the_server_colours_it(browser: Browser, pages
     assert '<span class=hl-later data-lang="json">{\n  "query"' in html
     assert '<span class=hl-later data-lang="json">{"t":1}' in html
     assert 'data-lang="markdown">## Data' in html
-    assert 'data-lang="yaml"' not in html  # YAML's lexer is its own code: the server colours it
-    assert 'data-lang="markdown">## Config' not in html  # so is Markdown whose fence names YAML
+    assert '<span class=hl-later data-lang="yaml">%YAML 1.2' in html  # YAML too, by our rule lexer's table
+    assert 'data-lang="markdown">## Config' in html
+    assert 'data-lang="c"' not in html  # C's lexer is its own code: the server colours it
+    assert 'data-lang="markdown">## Build' not in html  # so is Markdown whose fence names C
     assert 'data-lang="markdown"># Title' in html
     assert len(html) < len(pages[False].read_text(encoding="utf-8"))
     server: list[Any] = []

@@ -61,11 +61,12 @@ def test_what_javascript_cannot_say_is_not_portable(pattern: str) -> None:
 
 
 def test_lexers_with_their_own_code_stay_on_the_server() -> None:
-    # JSON's pygments lexer is Python code: ours, as rules (sitegen.render.highlight.rule_lexers), runs in the page.
-    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html", "markdown", "json"):
+    # JSON's and YAML's pygments lexers are Python code: ours, as rules (sitegen.render.highlight.rule_lexers),
+    # run in the page.
+    for alias in ("python", "typescript", "rust", "go", "bash", "tsql", "css", "html", "markdown", "json", "yaml"):
         assert lexer_table(alias) is not None, alias
-    # C tokenizes in Python; YAML's callbacks keep indentation state; C# has variants.
-    for alias in ("c", "yaml", "csharp", "no-such-lexer"):
+    # C tokenizes in Python; C# has variants.
+    for alias in ("c", "csharp", "no-such-lexer"):
         assert lexer_table(alias) is None, alias
 
 
@@ -104,8 +105,9 @@ def test_markdown_needs_the_lexers_its_fences_name() -> None:
     fenced = "x\n\n```py\nprint(1)\n```\n\n```nosuchlang\nplain\n```\n"
     assert fenced_languages("markdown", fenced) == {"python"}
     # A fence in a language only the server can colour keeps the whole block on the server.
-    assert fenced_languages("markdown", "```yaml\na: 1\n```\n") is None
+    assert fenced_languages("markdown", "```c\nint x;\n```\n") is None
     assert fenced_languages("markdown", "```json\n{}\n```\n") == {"json"}
+    assert fenced_languages("markdown", "```yml\na: 1\n```\n") == {"yaml"}
     assert fenced_languages("python", "```yaml\n") == set()
 
 
@@ -124,18 +126,18 @@ def test_tables_are_kept_in_the_cache_folder_and_read_back_the_same(
     monkeypatch.setattr(lexer_tables, "_tables", {})
     lexer_tables._table_cache.cache_clear()
     try:
-        translated = {alias: lexer_table(alias) for alias in ("python", "markdown", "yaml", "no-such-lexer")}
+        translated = {alias: lexer_table(alias) for alias in ("python", "markdown", "c", "no-such-lexer")}
         (folder,) = (tmp_path / "sitegen" / "lexer-tables").iterdir()
         assert {path.name for path in folder.iterdir()} == {f"{alias}.json" for alias in translated}
         # Read back rather than translated: the same tables (a wrong file is made anew, not believed).
-        (folder / "yaml.json").write_text("{not json")
+        (folder / "c.json").write_text("{not json")
         (folder / "python.json").write_text('{"table": {"patterns": [], "using": []}}')
         monkeypatch.setattr(lexer_tables, "_tables", {})
         assert lexer_table("python") == {"patterns": [], "using": []}  # proof: it was read from the cache
         monkeypatch.setattr(lexer_tables, "_tables", {})
         (folder / "python.json").unlink()
         assert {alias: lexer_table(alias) for alias in translated} == translated
-        assert (folder / "yaml.json").read_text() == '{"table": null}'
+        assert (folder / "c.json").read_text() == '{"table": null}'
     finally:
         lexer_tables._table_cache.cache_clear()
 

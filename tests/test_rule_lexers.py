@@ -1,14 +1,18 @@
-"""Our JSON lexer, written as rules the page's highlighter runs too, gives pygments' JsonLexer's tokens and
-so the server's HTML: on generated JSON, on JSON with comments, and on any text (valid or not)."""
+"""Our JSON and YAML lexers, written as rules the page's highlighter runs too, give pygments' tokens (JSON,
+on any text) or HTML (YAML, on real YAML; its known differences each held to what it colours)."""
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
+
+import pytest
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pygments.lexers.data import JsonLexer
+from pygments.lexers.data import JsonLexer, YamlLexer
+from yaml_samples import SAMPLES
 
 from sitegen.render.highlight.lexing import lex
 from sitegen.render.highlight.pygments_html import (
@@ -19,6 +23,7 @@ from sitegen.render.highlight.pygments_html import (
 )
 from sitegen.render.highlight.rule_lexers import JsonRulesLexer
 from sitegen.render.highlight.tables import lexer_table
+from sitegen.render.highlight.yaml_rules import MAX_INDENT, YamlRulesLexer
 
 PYGMENTS = JsonLexer(stripnl=False, ensurenl=False)
 
@@ -113,3 +118,180 @@ def test_strings_in_a_row_are_read_in_one_pass() -> None:
     up to the highlighting limit, lex as pygments does."""
     for text in ['"a" ' * 4000, '"ab"\n' * 3200 + ":", '"a" /* c */ ' * 1300]:
         _same_as_pygments(text)
+
+
+# ---- YAML ------------------------------------------------------------------------------------------
+
+YAML_PYGMENTS = YamlLexer(stripnl=False, ensurenl=False)
+
+
+def _yaml() -> YamlRulesLexer:
+    lexer = _lexer_by_name("yaml")
+    assert isinstance(lexer, YamlRulesLexer)
+    return lexer
+
+
+def _yaml_runs(text: str) -> str:
+    """Our YAML's HTML, once we have checked it keeps the text and the page's runner (lexing.lex, the
+    rules the page runs) gives the server lexer's tokens."""
+    ours = _yaml()
+    tokens = list(ours.get_tokens(text))
+    assert "".join(value for _token, value in tokens) == "".join(v for _t, v in YAML_PYGMENTS.get_tokens(text))
+    assert list(lex(ours, text)) == tokens
+    return format_tokens(ours, text)
+
+
+def _yaml_same_as_pygments(text: str) -> None:
+    """The same HTML as pygments' YamlLexer: every visible character in the same coloured run. (Tokens of
+    whitespace alone may be cut or typed otherwise: they join the run they are in, on the server and in
+    the page alike.)"""
+    assert _yaml_runs(text) == format_tokens(YAML_PYGMENTS, text)
+
+
+def test_yaml_is_ours_by_every_name_pygments_gives_it() -> None:
+    for alias in ("yaml", "YAML", "yml"):
+        assert lexer_class_by_name(alias) is YamlRulesLexer, alias
+    assert (YamlRulesLexer.aliases, YamlRulesLexer.filenames) == (YamlLexer.aliases, YamlLexer.filenames)
+    for path in ("/work/app/deploy.yaml", ".github/workflows/ci.yml"):
+        assert lexer_name_for_path(path) == "yaml", path
+    table = lexer_table("yaml")
+    assert table is not None and table["aliases"] == ["yaml", "yml"] and table["using"] == []
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_realistic_yaml_gives_pygments_html(name: str) -> None:
+    """Kubernetes, GitHub Actions (run: | and run: >- holding shell lines with colons), compose files,
+    anchors and merge keys, tags, flow collections, escapes, documents and directives, block scalars'
+    chomping and indicators, comments everywhere, tabs and CRLF."""
+    _yaml_same_as_pygments(SAMPLES[name])
+
+
+# The lines the bench corpus writes YAML from (bench/corpus.py), and more of the same kind: in any order
+# they make the indentation go up and down by steps that are not YAML's, with plain scalars run on.
+_YAML_LINES = [
+    "{a}:",
+    "  {b}: {n}",
+    "  - name: {c}",
+    "    image: registry.example.com/{a}:{n}.1",
+    "# {a} note",
+    "      run: |",
+    "        echo {a}: {n}",
+    "- {a}: {n}",
+    "  - [{a}, {b}]",
+    "    {a}: >-",
+    "{a}: '{b}' # c",
+    "",
+    "   ",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.tuples(st.sampled_from(_YAML_LINES), st.sampled_from(["web", "db_url", "x y"])), max_size=25),
+    end=st.sampled_from(["", "\n"]),
+)
+def test_yaml_lines_in_any_order_give_pygments_html(lines: list[tuple[str, str]], end: str) -> None:
+    text = "\n".join(line.format(a=word, b=word[::-1], c=word.upper(), n=len(word)) for line, word in lines)
+    _yaml_same_as_pygments(text + end)
+
+
+def test_yaml_dumped_by_pyyaml_gives_pygments_html() -> None:
+    yaml = pytest.importorskip("yaml")
+    words = ["a", "key with space", "x: y", "it's", 'q"d', "#h", "- d", "multi\nline\n", "", "1", "null", "é", "\tt"]
+    rng = random.Random(7)
+
+    def document(depth: int) -> Any:
+        if depth > 3 or rng.random() < 0.4:
+            return rng.choice([rng.choice(words), rng.randint(-5, 999), None, True, " ".join(rng.choices(words, k=5))])
+        if rng.random() < 0.6:
+            return {rng.choice(words) or "k": document(depth + 1) for _ in range(rng.randint(0, 4))}
+        return [document(depth + 1) for _ in range(rng.randint(0, 4))]
+
+    for _ in range(150):
+        style = rng.choice([None, None, "|", ">", "'", '"'])
+        text = yaml.dump(
+            document(0),
+            default_style=style,
+            default_flow_style=rng.choice([False, None]),
+            indent=rng.choice([2, 4]),
+            width=rng.choice([20, 80]),
+            allow_unicode=rng.random() < 0.5,
+            explicit_start=rng.random() < 0.3,
+        )
+        _yaml_same_as_pygments(text)
+
+
+_YAML_PIECES = [
+    *"ab1 \t\n\n\"'\\:#-?,[]{}|>&*!%@`.\xa0",
+    *("- ", ": ", "  ", "    ", "\n  ", "\n    ", "key: ", "|\n", "|-\n", ">2\n", "---\n", "...\n"),
+    *("%YAML 1.2\n", "%TAG ! x:\n", "'x'", '"y"', "&a ", "*a", "!!str ", "# c\n", "\r\n"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(_YAML_PIECES), max_size=40).map("".join))
+def test_any_text_keeps_its_characters_in_order(text: str) -> None:
+    """Not only YAML: whatever the text, the tokens are the text, and the page's rules give the server's."""
+    _yaml_runs(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "key: |\n" + "\n" * 100_000,
+        "key: |\n  a\n" + "  \t\n" * 25_000,
+        "- " * 50_000,
+        "".join(f"{' ' * (n % 40)}k{n}: |\n" for n in range(10_000)),
+        "a: b\n" + "  c d: e\n" * 12_000,
+        "[" * 30_000 + "]" * 30_000,
+        '"' + "\\" * 100_000,
+        "key:\n" + "  " * 50_000 + "x\n",
+        "\t- " * 30_000,
+    ],
+)
+def test_hostile_yaml_keeps_its_text(text: str) -> None:
+    """A 100 KB text made to make rules backtrack or the stack grow: lexed (each in well under a second,
+    bench figures in the report of this change; no rule tries more than once per line) and kept."""
+    assert "".join(value for _token, value in _yaml().get_tokens(text)) == text
+
+
+def test_yaml_a_line_dedented_between_two_levels_takes_its_own_column() -> None:
+    """pygments drops to the lower level (here none, -1) and marks the extra spaces an error (invisible):
+    the keyless plain scalar then runs on at any indentation. Ours takes the line's column (0), which is
+    the level in YAML that is well formed, so the next line at column 0 is a line of its own."""
+    text = "    k: |\nplain\n-x: y\n"
+    assert _yaml_runs(text) == "    <span class=nt>k</span>: |\n<span class=l>plain\n</span>-x: y\n".replace(
+        "-x: y", "<span class=nt>-x</span>: <span class=l>y</span>"
+    )
+    assert format_tokens(YAML_PYGMENTS, text) == "    <span class=nt>k</span>: |\n<span class=l>plain\n-x</span>" + (
+        "<span class=p-Indicator>:</span> <span class=l>y</span>\n"
+    )
+
+
+def test_yaml_a_key_on_a_plain_scalars_next_line_keeps_the_first_lines_indentation() -> None:
+    """Not YAML (a key inside a multi-line plain scalar): pygments makes the key's line column the
+    indentation from then on, ours keeps the indentation of the line the scalar began on."""
+    text = "- a\n   b: c\n   d\n"
+    ours, theirs = _yaml_runs(text), format_tokens(YAML_PYGMENTS, text)
+    assert ours != theirs
+    assert "<span class=l>d</span>" not in theirs and ours.endswith("<span class=l>c\n   d</span>\n") is False
+
+
+def test_yaml_an_explicit_indentation_indicator_is_read_as_the_first_lines() -> None:
+    """|2 with a first line indented more than two: pygments keeps lines of two spaces or more in the
+    block, ours ends it at the first line less indented than the first (as if there were no indicator).
+    With the first line at the indicated indentation, the two agree (the usual case)."""
+    _yaml_same_as_pygments("key: |2\n  two\n  more\nnext: 1\n")
+    text = "key: |2\n    four\n  two\n"
+    assert _yaml_runs(text) == "<span class=nt>key</span>: |2\n    <span class=no>four</span>\n  <span class=l>two</span>\n"
+    assert format_tokens(YAML_PYGMENTS, text) == "<span class=nt>key</span>: |2\n    <span class=no>four\n  two</span>\n"
+
+
+def test_yaml_columns_past_the_deepest_kept_are_taken_as_it() -> None:
+    """Past MAX_INDENT columns the indentation is MAX_INDENT: a block scalar under a key there ends at a
+    line indented less than its first but past MAX_INDENT, where pygments' would too; a plain scalar
+    runs on (pygments ends it at the key's column)."""
+    deep = " " * (MAX_INDENT + 4)
+    _yaml_same_as_pygments(f"{deep}key: |\n{deep}  body: x\n{deep}next: 1\n")
+    text = f"{deep}key: plain\n{deep}next: 1\n"
+    assert _yaml_runs(text) != format_tokens(YAML_PYGMENTS, text)

@@ -27,6 +27,7 @@ _MAKERS = (
     "highlight/pygments_html.py",
     "highlight/lexing.py",
     "highlight/rule_lexers.py",
+    "highlight/yaml_rules.py",
     "base/text.py",
     "markdown/render.py",
 )

@@ -34,65 +34,70 @@ def _n(value: int) -> str:
 # spaces, group 2, are the block's indentation: t<v> has checked it passes v), then every line blank or
 # as indented. Group 1 is whitespace up to the first visible character, group 3 the content to its last
 # visible character: the spaces, newlines and tabs between join the run either way. The first content
-# line may hold only whitespace (a tab): the visible text then starts on a later line.
+# line may hold only whitespace (a tab): the visible text then starts on a later line. pygments' content
+# token stops at whitespace other than spaces and tabs (an error token): the run starts after it.
 _BODY = (
     r"(\n(?:[ ]*\n)*([ ]+)(?=[^ \n])"
-    r"(?:[^\S \n][^\S\n]*\n(?:[ ]*\n|\2[ ]*[^\S \n][^\S\n]*\n)*\2[ ]*)?)"
-    r"(?=[^\n]*\S)([^\n]*(?:\n(?:[ ]*(?=\n|\Z)|\2[ ]*[^ \n][^\n]*))*(?<=\S))"
+    r"(?:[^\S \n][^\S\n]*\n(?:[ ]*\n|\2[ ]*[^\S \n][^\S\n]*\n)*\2[ ]*)?"
+    r"(?:[\t ]*[^\S\t \n]+)*)(?=[\t ]*\S)([^\n]*(?:\n(?:[ ]*(?=\n|\Z)|\2[ ]*[^ \n][^\n]*))*(?<=\S))"
 )
 
 
 def _indent_states() -> dict[str, list[Any]]:
-    """States numbered by an indentation column: r (the root, for lines after this one), t (a plain
-    scalar's or block scalar's indentation), k and f (the line's key column: once a key is read on the
-    line, the next line's root is rP), and the dispatchers that read a line's columns."""
+    """States numbered by an indentation column. r<v> are pygments' indentation stack (a line less
+    indented pops them down to one it passes, a line's new level is pushed on them); over the top one a
+    line puts t<v> (the indentation a plain scalar must pass to run on, a block scalar's content to
+    belong), k<P> and f<P> (the line's key column: its first key makes it a level, and the indentation
+    for the rest of the line), then its own states. u<P> is t-1 knowing P. dc, dp, dz read a line's
+    last collection indicator's column and its key column."""
     states: dict[str, list[Any]] = {}
     dispatch_c: list[Any] = []
-    dispatch_l: list[Any] = []
     dispatch_p: list[Any] = []
+    dispatch_z: list[Any] = []
     for value in range(-1, MAX_INDENT + 1):
         n = str(value)
-        least = max(value, 0)
         # Directives, blank lines and comments go to rg; a line with content is read for its columns.
-        root: list[Any] = [(_NOT_CONTENT, _NOTHING, "rg"), (_INDICATOR_LINE, _NOTHING, ("#pop", "dc"))]
+        root: list[Any] = [(_NOT_CONTENT, _NOTHING, "rg")]
+        if value < 0:
+            states[f"r{n}"] = [*root, (_INDICATOR_LINE, _NOTHING, "dc"), default("dz")]
+            continue
         if value > 0:
-            root.append((rf"(?=[ ]{{{value}}})", _NOTHING, (f"t{n}", "dp")))
-            root.append(default(("#pop", "dl")))
-        else:
-            root.append(default((f"t{n}", "dp")))
+            root.append((rf"(?![ ]{{{value}}})", _NOTHING, "#pop"))  # less indented: the level below
+        # A lone indicator at this column, or a line without one at it: no new level.
+        lone = rf"(?=[ ]{{{value}}}[?:-](?=[ ]|$)(?![ ]+[?:-](?:[ ]|$)))"
+        root.append((lone, _NOTHING, (f"t{n}", "dp")))
+        root.append((_INDICATOR_LINE, _NOTHING, "dc"))
+        root.append((rf"(?=[ ]{{{value}}}(?![ ]))", _NOTHING, (f"t{n}", "kn", f"f{n}", "ln")))
+        root.append(default((f"t{n}", "dp")))
         states[f"r{n}"] = root
-        if value >= 0:
-            continuation = [(rf"^[ ]{{{value + 1}}}[ ]*", Whitespace)]
-        else:
-            continuation = [(r"^[ ]+", Whitespace), (r"^", _NOTHING)]
-        block = [(rf"(?=\n(?:[ ]*\n)*[ ]{{{least + 1}}})", _NOTHING, ("#pop", "bb")), (r"\n", Whitespace, "#pop")]
-        states[f"t{n}"] = [
-            *block,
-            *[(pattern, token, ("kx", "fx", "bl", "ps")) for pattern, token in continuation],
+        block = [(rf"(?=\n(?:[ ]*\n)*[ ]{{{value + 1}}})", _NOTHING, ("#pop", "bb")), (r"\n", Whitespace, "#pop")]
+        continuation = rf"^[ ]{{{value + 1}}}[ ]*"
+        states[f"t{n}"] = [*block, (continuation, Whitespace, ("kx", "fx", "bl", "ps")), default("#pop")]
+        states[f"f{n}"] = [*block, (continuation, Whitespace, ("blf", "psf")), default("#pop")]
+        states[f"k{n}"] = [default(("#pop", "#pop", f"r{n}"))]
+        # t-1, which also knows the line's key column P: a key on a line its plain scalar runs on to
+        # makes P a level, as pygments does (a text that begins with lines without keys).
+        states[f"u{n}"] = [
+            (r"(?=\n(?:[ ]*\n)*[ ])", _NOTHING, ("#pop", "bb")),
+            (r"\n", Whitespace, "#pop"),
+            (r"^[ ]+", Whitespace, (f"k{n}", f"f{n}", "bl", "ps")),
+            (r"^", _NOTHING, (f"k{n}", f"f{n}", "bl", "ps")),
             default("#pop"),
         ]
-        states[f"f{n}"] = [
-            *block,
-            *[(pattern, token, ("blf", "psf")) for pattern, token in continuation],
-            default("#pop"),
-        ]
-        states[f"k{n}"] = [default(("#pop", "#pop", "#pop", f"r{n}"))]
-        if value >= 0:
-            dispatch_c.append(
-                (
-                    rf"(?={_PREFIX.replace('|$', '')}{{{value}}}[?:-](?=[ ]|$)(?![ ]+[?:-](?:[ ]|$)))",
-                    _NOTHING,
-                    ("#pop", f"r{n}", f"t{n}", "dp"),
-                )
+        dispatch_c.append(
+            (
+                rf"(?={_PREFIX.replace('|$', '')}{{{value}}}[?:-](?=[ ]|$)(?![ ]+[?:-](?:[ ]|$)))",
+                _NOTHING,
+                ("#pop", f"r{n}", f"t{n}", "dp"),
             )
-            dispatch_l.append((rf"(?=[ ]{{{value}}}[^ ])", _NOTHING, ("#pop", f"r{n}", f"t{n}", "dp")))
-            dispatch_p.append(
-                (rf"(?={_PREFIX}{{{value}}}(?![ ]|[?:-](?:[ ]|$)))", _NOTHING, ("#pop", f"k{n}", f"f{n}", "ln"))
-            )
+        )
+        key_column = rf"(?={_PREFIX}{{{value}}}(?![ ]|[?:-](?:[ ]|$)))"
+        dispatch_p.append((key_column, _NOTHING, ("#pop", f"k{n}", f"f{n}", "ln")))
+        dispatch_z.append((key_column, _NOTHING, ("#pop", f"u{n}", f"k{n}", f"f{n}", "ln")))
     deepest = _n(MAX_INDENT)
     states["dc"] = [*dispatch_c, default(("#pop", f"r{deepest}", f"t{deepest}", "dp"))]
-    states["dl"] = [*dispatch_l, default(("#pop", f"r{deepest}", f"t{deepest}", "dp"))]
     states["dp"] = [*dispatch_p, default(("#pop", f"k{deepest}", f"f{deepest}", "ln"))]
+    states["dz"] = [*dispatch_z, default(("#pop", f"u{deepest}", f"k{deepest}", f"f{deepest}", "ln"))]
     return states
 
 
@@ -172,21 +177,29 @@ class YamlRulesLexer(RegexLexer):
     flags = re.MULTILINE
 
     tokens: ClassVar[dict[str, Any]] = {
-        "root": [default("r-1")],
+        # The bottom of the stack, where a directive or a document marker (which reset the indentation)
+        # drops everything: the rest of their line as pygments reads it after them.
+        "root": [
+            (r"(?<=^%YAML)", _NOTHING, ("r-1", "yaml-directive")),
+            (r"(?<=^%TAG)", _NOTHING, ("r-1", "tag-directive")),
+            (r"(?<=^---|^\.\.\.)", _NOTHING, ("r-1", "u0", "k0", "f0", "bl")),
+            default("r-1"),
+        ],
         # pygments' root, for what is not a line with content (which goes back to r<v>).
         "rg": [
             (r"[ ]+(?=#|$)", Whitespace),
             (r"\n+", Whitespace),
             (r"#[^\n]*", Comment.Single),
-            (r"^%YAML(?=[ ]|$)", Name.Tag, ("#pop", "#pop", "r-1", "yaml-directive")),
-            (r"^%TAG(?=[ ]|$)", Name.Tag, ("#pop", "#pop", "r-1", "tag-directive")),
-            (r"^(?:---|\.\.\.)(?=[ ]|$)", Name.Namespace, ("#pop", "#pop", "r-1", "t-1", "k0", "f0", "bl")),
+            (r"^%(?:YAML|TAG)(?=[ ]|$)", Name.Tag, "#pop:1000"),
+            (r"^(?:---|\.\.\.)(?=[ ]|$)", Name.Namespace, "#pop:1000"),
             (_CONTENT, _NOTHING, "#pop"),
         ],
         **_indent_states(),
         # A plain scalar continued on a line whose key is not taken (see the class docstring).
         "kx": [default(("#pop", "#pop"))],
         "fx": [default("#pop")],
+        # k<P> for a line whose key is at its level's column: no new level.
+        "kn": [default(("#pop", "#pop"))],
         "ignored-line": [
             (r"[ ]+(?=#|$)", Whitespace),
             (r"#[^\n]*", Comment.Single),
