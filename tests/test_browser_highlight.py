@@ -72,7 +72,7 @@ SAMPLES: dict[str, str] = {
     "deploy.yaml": (
         "%YAML 1.2\n---\nname: CI  # naïve ✓\non:\n  push:\n    branches: [ main, 'rel/*' ]\njobs:\n"
         "  test:\n    runs-on: ubuntu-latest\n    env: &env {A: 1, B: [x, y]}\n    steps:\n"
-        "      - uses: actions/checkout@v4\n      - name: Run\n        run: |\n          echo \"a: b\" </script>\n"
+        '      - uses: actions/checkout@v4\n      - name: Run\n        run: |\n          echo "a: b" </script>\n'
         "\n          make test\n        if: github.ref == 'refs/heads/main'\n      - run: >-\n          pytest -q\r\n"
         "          --cov\n        env:\n          <<: *env\n          TAG: !!str 1.0\n"
         '          MSG: "tab\\t \\u00e9 😀"\n...\n--- |+\n  kept\n\n\tbad: tab\n'

@@ -8,7 +8,6 @@ import random
 from typing import Any
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pygments.lexers.data import JsonLexer, YamlLexer
@@ -255,26 +254,30 @@ def test_hostile_yaml_keeps_its_text(text: str) -> None:
     assert "".join(value for _token, value in _yaml().get_tokens(text)) == text
 
 
-def test_yaml_a_line_dedented_between_two_levels_takes_its_own_column() -> None:
-    """pygments drops to the lower level (here none, -1) and marks the extra spaces an error (invisible):
-    the keyless plain scalar then runs on at any indentation. Ours takes the line's column (0), which is
-    the level in YAML that is well formed, so the next line at column 0 is a line of its own."""
-    text = "    k: |\nplain\n-x: y\n"
-    assert _yaml_runs(text) == "    <span class=nt>k</span>: |\n<span class=l>plain\n</span>-x: y\n".replace(
-        "-x: y", "<span class=nt>-x</span>: <span class=l>y</span>"
-    )
-    assert format_tokens(YAML_PYGMENTS, text) == "    <span class=nt>k</span>: |\n<span class=l>plain\n-x</span>" + (
-        "<span class=p-Indicator>:</span> <span class=l>y</span>\n"
-    )
+def test_yaml_a_line_dedented_between_two_levels_drops_to_the_lower_one() -> None:
+    """As pygments' stack of indentations: a line less indented than its level drops to the level it
+    passes (here none: the keyless plain scalar then runs on at any indentation), not to its column."""
+    _yaml_same_as_pygments("    k: |\nplain\n-x: y\n")
+    _yaml_same_as_pygments("a:\n    b: 1\n  plain\n  # c\n")
 
 
 def test_yaml_a_key_on_a_plain_scalars_next_line_keeps_the_first_lines_indentation() -> None:
-    """Not YAML (a key inside a multi-line plain scalar): pygments makes the key's line column the
-    indentation from then on, ours keeps the indentation of the line the scalar began on."""
-    text = "- a\n   b: c\n   d\n"
-    ours, theirs = _yaml_runs(text), format_tokens(YAML_PYGMENTS, text)
-    assert ours != theirs
-    assert "<span class=l>d</span>" not in theirs and ours.endswith("<span class=l>c\n   d</span>\n") is False
+    """Not YAML (a key inside a multi-line plain scalar begun after a "- "): pygments makes the first
+    line's key column the indentation from that key on, ours keeps the first line's (the "- " column), so
+    a comment more indented than the "- " but not than its text is a comment here, plain text there.
+    (A text's first lines, before any indentation, are as pygments has them.)"""
+    text = "- a\n   b: c\n   # d\n"
+    assert _yaml_runs(text) == "- <span class=l>a\n   b</span>: <span class=l>c\n   </span><span class=c1># d\n</span>"
+    assert format_tokens(YAML_PYGMENTS, text) == "- <span class=l>a\n   b</span>: <span class=l>c\n   # d\n</span>"
+    _yaml_same_as_pygments("plain\n   b: c\n   # d\n")
+
+
+def test_yaml_several_indicators_on_a_line_make_one_level() -> None:
+    """pygments makes each "- " of "- - x" an indentation level, ours the last: a line dedented to the
+    first then drops past it (a YAML nested sequence written inline, then dedented: rare)."""
+    text = "    - - x\n    body\n - x\n"
+    assert _yaml_runs(text) == "    - - <span class=l>x\n    body\n - x\n</span>"
+    assert format_tokens(YAML_PYGMENTS, text) == "    - - <span class=l>x\n    body\n </span>- <span class=l>x\n</span>"
 
 
 def test_yaml_an_explicit_indentation_indicator_is_read_as_the_first_lines() -> None:
@@ -283,15 +286,20 @@ def test_yaml_an_explicit_indentation_indicator_is_read_as_the_first_lines() -> 
     With the first line at the indicated indentation, the two agree (the usual case)."""
     _yaml_same_as_pygments("key: |2\n  two\n  more\nnext: 1\n")
     text = "key: |2\n    four\n  two\n"
-    assert _yaml_runs(text) == "<span class=nt>key</span>: |2\n    <span class=no>four</span>\n  <span class=l>two</span>\n"
-    assert format_tokens(YAML_PYGMENTS, text) == "<span class=nt>key</span>: |2\n    <span class=no>four\n  two</span>\n"
+    assert (
+        _yaml_runs(text)
+        == "<span class=nt>key</span>: |2\n    <span class=no>four\n  </span><span class=l>two\n</span>"
+    )
+    assert (
+        format_tokens(YAML_PYGMENTS, text) == "<span class=nt>key</span>: |2\n    <span class=no>four\n  two\n</span>"
+    )
 
 
 def test_yaml_columns_past_the_deepest_kept_are_taken_as_it() -> None:
-    """Past MAX_INDENT columns the indentation is MAX_INDENT: a block scalar under a key there ends at a
-    line indented less than its first but past MAX_INDENT, where pygments' would too; a plain scalar
-    runs on (pygments ends it at the key's column)."""
-    deep = " " * (MAX_INDENT + 4)
+    """Past MAX_INDENT columns the indentation is MAX_INDENT: a plain scalar after a "- " there runs on
+    to a line at the same column, where pygments ends it."""
+    deep = " " * (MAX_INDENT + 1)
+    text = f"{deep}- x\n{deep}k:\n"
+    assert _yaml_runs(text) == f"{deep}- <span class=l>x\n{deep}k</span>:\n"
+    assert format_tokens(YAML_PYGMENTS, text) == f"{deep}- <span class=l>x\n{deep}</span><span class=nt>k</span>:\n"
     _yaml_same_as_pygments(f"{deep}key: |\n{deep}  body: x\n{deep}next: 1\n")
-    text = f"{deep}key: plain\n{deep}next: 1\n"
-    assert _yaml_runs(text) != format_tokens(YAML_PYGMENTS, text)

@@ -11,6 +11,9 @@ from pygments.token import Comment, Keyword, Literal, Name, Number, Punctuation,
 
 __all__ = ["MAX_INDENT", "YamlRulesLexer"]
 
+# pygments' bygroups, typed: its tokens for a rule's groups in order (None: no token).
+_groups: Any = bygroups
+
 # Indentation columns kept exactly; a deeper column is taken as this one (see the class docstring).
 MAX_INDENT = 32
 
@@ -21,7 +24,7 @@ _CONTENT = rf"(?!{_DIRECTIVE})(?=[ ]*[^\s#])"
 # A character of a line's prefix before its block-line: a space, or a collection indicator.
 _PREFIX = r"(?:[ ]|[?:-](?=[ ]|$))"
 # A zero-width rule's token: none (pygments takes no None there, and would yield an empty token).
-_NOTHING = bygroups()
+_NOTHING = _groups()
 _NOT_CONTENT = rf"(?={_DIRECTIVE}|[ ]*(?:[^\S ]|#|$))"
 _INDICATOR_LINE = r"(?=[ ]*[?:-](?:[ ]|$))"
 
@@ -110,7 +113,7 @@ def _block_line(fired: bool) -> list[Any]:
         (r"[ ]+(?=#|$)", Whitespace, end),
         (r"(?=#|$)", _NOTHING, end),
         (r"[ ]+", Whitespace),
-        (r"""([^#,?\[\]{}"'\n]+)(:)(?=[ ]|$)""", bygroups(Name.Tag, Punctuation), *key),
+        (r"""([^#,?\[\]{}"'\n]+)(:)(?=[ ]|$)""", _groups(Name.Tag, Punctuation), *key),
         include("descriptors"),
         (r":(?=[ ]|$)", Punctuation.Indicator, *key),
         (r"[|>]", Punctuation.Indicator, "bhf" if fired else "bh"),
@@ -152,20 +155,16 @@ def _block_scalar_ignored(fired: bool) -> list[Any]:
 class YamlRulesLexer(RegexLexer):
     """pygments' YamlLexer as regex rules, so the page's highlighter can colour YAML as the server does.
 
-    pygments' lexer keeps indentation in Python callbacks; here a column is a state's number. The stack
-    holds, under a line's states, r<v> (the root for the next line: the line's own indentation), t<v>
-    (the indentation a plain scalar must pass to go on, a block scalar's content to belong), and k<P>
-    and f<P> (the line's key column: its first key makes it the indentation). A block scalar is one
-    rule: its first content line's spaces are a back-reference the other lines must begin with, and its
-    content is one Name.Constant token (pygments' are one a line, with whitespace between: the same
-    coloured run). Whitespace tokens may be split or typed otherwise than pygments' (invisible: a
-    whitespace token joins the run it is in). Known differences, on YAML that is not well formed or rare:
-    - a line dedented to a column between two levels: pygments drops to the lower level, this lexer
-      takes the line's column (the same, but for the spaces pygments marks as an error, invisible);
-    - a key on a line continuing a plain scalar that began on a line without a key: pygments makes
-      the first line's key column the indentation, this lexer keeps the first line's;
+    pygments' lexer keeps indentation in Python callbacks; here a column is a state's number, and its
+    stack of indentations a stack of r<v> states (see _indent_states). A block scalar is one rule: its
+    first content line's spaces are a back-reference the other lines must begin with, and its content is
+    one Name.Constant token (pygments' are one a line, with whitespace between: the same coloured run).
+    Whitespace tokens may be split or typed otherwise than pygments' (invisible: a whitespace token joins
+    the run it is in, so the HTML is the same). Known differences, on YAML that is not well formed or rare:
+    - a key on a line a plain scalar runs on to, the scalar begun on an indented line without a key:
+      pygments makes the first line's key column the indentation, this lexer keeps the first line's;
+    - several collection indicators on a line ("- - x"): only the last makes an indentation level;
     - an explicit indentation indicator (|2) is read as the first content line's indentation;
-    - a key after a multi-line flow collection or quoted scalar does not set the indentation;
     - columns past MAX_INDENT are taken as MAX_INDENT.
     (tests/test_rule_lexers.py holds each to what it colours.)"""
 
@@ -205,11 +204,11 @@ class YamlRulesLexer(RegexLexer):
             (r"#[^\n]*", Comment.Single),
             (r"\n", Whitespace, "#pop:2"),
         ],
-        "yaml-directive": [(r"([ ]+)([0-9]+\.[0-9]+)", bygroups(Whitespace, Number), "ignored-line")],
+        "yaml-directive": [(r"([ ]+)([0-9]+\.[0-9]+)", _groups(Whitespace, Number), "ignored-line")],
         "tag-directive": [
             (
                 r"([ ]+)(!|![\w-]*!)([ ]+)(!|!?[\w;/?:@&=+$,.!~*\'()\[\]%-]+)",
-                bygroups(Whitespace, Keyword.Type, Whitespace, Keyword.Type),
+                _groups(Whitespace, Keyword.Type, Whitespace, Keyword.Type),
                 "ignored-line",
             )
         ],
@@ -247,11 +246,11 @@ class YamlRulesLexer(RegexLexer):
         ],
         "flow-sequence": [include("flow-collection"), (r"\]", Punctuation.Indicator, "#pop")],
         "flow-mapping": [
-            (r"""([^,:?\[\]{}"'\n]+)(:)(?=[ ]|$)""", bygroups(Name.Tag, Punctuation)),
+            (r"""([^,:?\[\]{}"'\n]+)(:)(?=[ ]|$)""", _groups(Name.Tag, Punctuation)),
             include("flow-collection"),
             (r"\}", Punctuation.Indicator, "#pop"),
         ],
-        "bb": [(_BODY, bygroups(Whitespace, None, Name.Constant), "#pop"), (r"\n", Whitespace, "#pop")],
+        "bb": [(_BODY, _groups(Whitespace, None, Name.Constant), "#pop"), (r"\n", Whitespace, "#pop")],
         "bh": _block_scalar_header(fired=False),
         "bhf": _block_scalar_header(fired=True),
         "bi": _block_scalar_ignored(fired=False),
