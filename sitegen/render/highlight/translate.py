@@ -212,6 +212,8 @@ def _action(action: Any, lexer: type[Lexer], in_groups: bool = False, groups: di
             "c": [css_class_of(String.Backtick), css_class_of(String)],
         }
     grouped = bygroups_actions(action)
+    if grouped == [] and not in_groups:
+        return None  # bygroups(): no token, a zero-width rule's
     if grouped is not None and not in_groups:
         return {"g": [_action(each, lexer, in_groups=True) for each in grouped]}
     target = using_target(action)

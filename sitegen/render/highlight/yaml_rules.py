@@ -15,18 +15,22 @@ __all__ = ["MAX_INDENT", "YamlRulesLexer"]
 _groups: Any = bygroups
 
 # Indentation columns kept exactly; a deeper column is taken as this one (see the class docstring).
-MAX_INDENT = 32
+MAX_INDENT = 16
 
 # A directive or a document marker, which resets the indentation (pygments' reset_indent).
-_DIRECTIVE = r"^(?:%YAML|%TAG|---|\.\.\.)(?=[ ]|$)"
+_DIRECTIVE = r"^(?:%YAML|%TAG|---|\.\.\.)(?=[ ]|(?![^\n]))"
 # A line with content: pygments' root rule "[ ]*(?!\s|$)", once blank lines and comments are out.
 _CONTENT = rf"(?!{_DIRECTIVE})(?=[ ]*[^\s#])"
-# A character of a line's prefix before its block-line: a space, or a collection indicator.
-_PREFIX = r"(?:[ ]|[?:-](?=[ ]|$))"
+# A line's prefix before its block-line (pygments' indentation state) is spaces and collection indicators,
+# each followed by a space or the line's end. Its columns are read by dispatchers that try each column
+# in turn, so the first that fits is the answer: the key column is where the prefix cannot go on (not a
+# space or an indicator, or an indicator with text after it), the last indicator is one not followed
+# by another (the spaces after it taken whole).
+_LAST_INDICATOR = r"[?:-](?:[ ]+(?![ ]|[?:-](?:[ ]|(?![^\n])))|(?![^\n]))"
 # A zero-width rule's token: none (pygments takes no None there, and would yield an empty token).
 _NOTHING = _groups()
-_NOT_CONTENT = rf"(?={_DIRECTIVE}|[ ]*(?:[^\S ]|#|$))"
-_INDICATOR_LINE = r"(?=[ ]*[?:-](?:[ ]|$))"
+_NOT_CONTENT = rf"(?={_DIRECTIVE}|[ ]*(?:[^\S ]|#|(?![^\n])))"
+_INDICATOR_LINE = r"(?=[ ]*[?:-](?:[ ]|(?![^\n])))"
 
 
 def _n(value: int) -> str:
@@ -67,34 +71,36 @@ def _indent_states() -> dict[str, list[Any]]:
         if value > 0:
             root.append((rf"(?![ ]{{{value}}})", _NOTHING, "#pop"))  # less indented: the level below
         # A lone indicator at this column, or a line without one at it: no new level.
-        lone = rf"(?=[ ]{{{value}}}[?:-](?=[ ]|$)(?![ ]+[?:-](?:[ ]|$)))"
+        lone = rf"(?=[ ]{{{value}}}{_LAST_INDICATOR})"
         root.append((lone, _NOTHING, (f"t{n}", "dp")))
         root.append((_INDICATOR_LINE, _NOTHING, "dc"))
-        root.append((rf"(?=[ ]{{{value}}}(?![ ]))", _NOTHING, (f"t{n}", "kn", f"f{n}", "ln")))
+        root.append((rf"(?=[ ]{{{value}}}(?![ ]))", _NOTHING, (f"n{n}", "kn", f"f{n}", "ln")))
         root.append(default((f"t{n}", "dp")))
         states[f"r{n}"] = root
         block = [(rf"(?=\n(?:[ ]*\n)*[ ]{{{value + 1}}})", _NOTHING, ("#pop", "bb")), (r"\n", Whitespace, "#pop")]
         continuation = rf"^[ ]{{{value + 1}}}[ ]*"
         states[f"t{n}"] = [*block, (continuation, Whitespace, ("kx", "fx", "bl", "ps")), default("#pop")]
         states[f"f{n}"] = [*block, (continuation, Whitespace, ("blf", "psf")), default("#pop")]
+        # t<v> for a line whose key column is its level's: a key on a line its plain scalar runs on to
+        # leaves the indentation as it is (the scalar runs on past it).
+        states[f"n{n}"] = [*block, (continuation, Whitespace, ("kn", f"f{n}", "bl", "ps")), default("#pop")]
         states[f"k{n}"] = [default(("#pop", "#pop", f"r{n}"))]
         # t-1, which also knows the line's key column P: a key on a line its plain scalar runs on to
         # makes P a level, as pygments does (a text that begins with lines without keys).
         states[f"u{n}"] = [
             (r"(?=\n(?:[ ]*\n)*[ ])", _NOTHING, ("#pop", "bb")),
             (r"\n", Whitespace, "#pop"),
-            (r"^[ ]+", Whitespace, (f"k{n}", f"f{n}", "bl", "ps")),
-            (r"^", _NOTHING, (f"k{n}", f"f{n}", "bl", "ps")),
+            (r"^[ ]*", Whitespace, (f"k{n}", f"f{n}", "bl", "ps")),
             default("#pop"),
         ]
         dispatch_c.append(
             (
-                rf"(?={_PREFIX.replace('|$', '')}{{{value}}}[?:-](?=[ ]|$)(?![ ]+[?:-](?:[ ]|$)))",
+                rf"(?=[ ?:-]{{{value}}}{_LAST_INDICATOR})",
                 _NOTHING,
                 ("#pop", f"r{n}", f"t{n}", "dp"),
             )
         )
-        key_column = rf"(?={_PREFIX}{{{value}}}(?![ ]|[?:-](?:[ ]|$)))"
+        key_column = rf"(?=[ ?:-]{{{value}}}(?:[^ ?:\-]|[?:-][^ \n]))"
         dispatch_p.append((key_column, _NOTHING, ("#pop", f"k{n}", f"f{n}", "ln")))
         dispatch_z.append((key_column, _NOTHING, ("#pop", f"u{n}", f"k{n}", f"f{n}", "ln")))
     deepest = _n(MAX_INDENT)
