@@ -76,6 +76,12 @@ SAMPLES: dict[str, str] = {
         "\n          make test\n        if: github.ref == 'refs/heads/main'\n      - run: >-\n          pytest -q\r\n"
         "          --cov\n        env:\n          <<: *env\n          TAG: !!str 1.0\n"
         '          MSG: "tab\\t \\u00e9 😀"\n...\n--- |+\n  kept\n\n\tbad: tab\n'
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n"
+        "  replicas: 3\n  template:\n    spec:\n      containers:\n        - name: web\n"
+        "          image: nginx:1.25\n          ports:\n            - containerPort: 80\n"
+        "          env:\n            - name: POD_IP\n              valueFrom:\n                fieldRef:\n"
+        "                  fieldPath: status.podIP\n          args:\n            - |\n"
+        "              echo starting: now\n              exec nginx -g 'daemon off;'\n"
     ),
     # C's lexer is Python code: only the server colours it.
     "main.c": '#include <stdio.h>\nint main(void) { printf("%d\\n", 1 << 2); return 0; }\n',

@@ -74,16 +74,15 @@ def _indent_states() -> dict[str, list[Any]]:
         lone = rf"(?=[ ]{{{value}}}{_LAST_INDICATOR})"
         root.append((lone, _NOTHING, (f"t{n}", "dp")))
         root.append((_INDICATOR_LINE, _NOTHING, "dc"))
-        root.append((rf"(?=[ ]{{{value}}}(?![ ]))", _NOTHING, (f"n{n}", "kn", f"f{n}", "ln")))
+        root.append((rf"(?=[ ]{{{value}}}(?![ ]))", _NOTHING, (f"t{n}", "kn", f"f{n}", "ln")))
         root.append(default((f"t{n}", "dp")))
         states[f"r{n}"] = root
         block = [(rf"(?=\n(?:[ ]*\n)*[ ]{{{value + 1}}})", _NOTHING, ("#pop", "bb")), (r"\n", Whitespace, "#pop")]
         continuation = rf"^[ ]{{{value + 1}}}[ ]*"
-        states[f"t{n}"] = [*block, (continuation, Whitespace, ("kx", "fx", "bl", "ps")), default("#pop")]
+        # A key on a line a plain scalar runs on to leaves the indentation as it is: exact when the line
+        # the scalar began on had its key column at its level's (kn), else see the class docstring.
+        states[f"t{n}"] = [*block, (continuation, Whitespace, ("kn", f"f{n}", "bl", "ps")), default("#pop")]
         states[f"f{n}"] = [*block, (continuation, Whitespace, ("blf", "psf")), default("#pop")]
-        # t<v> for a line whose key column is its level's: a key on a line its plain scalar runs on to
-        # leaves the indentation as it is (the scalar runs on past it).
-        states[f"n{n}"] = [*block, (continuation, Whitespace, ("kn", f"f{n}", "bl", "ps")), default("#pop")]
         states[f"k{n}"] = [default(("#pop", "#pop", f"r{n}"))]
         # t-1, which also knows the line's key column P: a key on a line its plain scalar runs on to
         # makes P a level, as pygments does (a text that begins with lines without keys).
@@ -200,10 +199,8 @@ class YamlRulesLexer(RegexLexer):
             (_CONTENT, _NOTHING, "#pop"),
         ],
         **_indent_states(),
-        # A plain scalar continued on a line whose key is not taken (see the class docstring).
-        "kx": [default(("#pop", "#pop"))],
-        "fx": [default("#pop")],
-        # k<P> for a line whose key is at its level's column: no new level.
+        # k<P> for a line whose key is at its level's column: no new level (and the first key of a line
+        # a plain scalar runs on to, see t<v>).
         "kn": [default(("#pop", "#pop"))],
         "ignored-line": [
             (r"[ ]+(?=#|$)", Whitespace),
