@@ -67,6 +67,17 @@ SAMPLES: dict[str, str] = {
         '  "nested": {"a": {"b": [[], {}]}},\n  "html": "</script><b>x</b>"\n}\n'
     ),
     "events.jsonl": '{"t":1}\n{"t": 2, "ok": true}\n// a comment\n{"k" /* c */ : "v", oops}\n',
+    # Markdown colours fenced code by the lexer the fence names: run in the page for lexers it has (and
+    # unknown names), on the server when a fence names one it has not (C, in BUILD.md below).
+    "README.md": (
+        "# Title\n\nSome *emphasis* and `code`.\n\n```py\ndef f(x):\n    return x  # ok\n```\n\n"
+        "```nosuchlang extra words\nplain <b>text</b>\n```\n\n- a list\n  1. nested\n"
+    ),
+    "NOTES.md": '## Data\n\n```json\n{"a": 1}\n```\n',
+    "CONFIG.md": "## Config\n\n```yaml\na: 1\n```\n",
+}
+# Read besides the samples every sixth turn (so the samples above are read as often as before them).
+EXTRA_SAMPLES: dict[str, str] = {
     # YAML by our rule lexer (pygments' tokens): block scalars holding shell lines with colons, kept and
     # stripped, anchors, tags, flow collections, quoted escapes, comments, documents, CRLF and a tab.
     "deploy.yaml": (
@@ -85,14 +96,6 @@ SAMPLES: dict[str, str] = {
     ),
     # C's lexer is Python code: only the server colours it.
     "main.c": '#include <stdio.h>\nint main(void) { printf("%d\\n", 1 << 2); return 0; }\n',
-    # Markdown colours fenced code by the lexer the fence names: run in the page for lexers it has (and
-    # unknown names), on the server when a fence names one it has not (C).
-    "README.md": (
-        "# Title\n\nSome *emphasis* and `code`.\n\n```py\ndef f(x):\n    return x  # ok\n```\n\n"
-        "```nosuchlang extra words\nplain <b>text</b>\n```\n\n- a list\n  1. nested\n"
-    ),
-    "NOTES.md": '## Data\n\n```json\n{"a": 1}\n```\n',
-    "CONFIG.md": "## Config\n\n```yaml\na: 1\n```\n",
     "BUILD.md": "## Build\n\n```c\nint x = 1;\n```\n",
 }
 # An MCP tool's arguments, shown as JSON.
@@ -105,8 +108,10 @@ def coloured_session(path: Path, turns: int = TURNS) -> Path:
     """Turns that read the samples over and over, with markdown fences; the first screen reads them too."""
     b = SessionBuilder(session_id="colour-0001", cwd="/work/app")
     names = list(SAMPLES)
+    extra = list(EXTRA_SAMPLES)
     for n in range(turns):
         name = names[n % len(names)]
+        also = extra[n // 6 % len(extra)] if n % 6 == 0 else None
         b.user(f"u{n:04d}", f"show {name} ZZ_STEP_{n}_ZZ")
         b.assistant(
             f"a{n:04d}",
@@ -114,9 +119,12 @@ def coloured_session(path: Path, turns: int = TURNS) -> Path:
                 text(FENCES.replace("ZZ_FENCE", f"ZZ{n}_FENCE")),
                 tool_call(f"c{n}", "read", path=f"/work/app/src/{name}"),
                 *([tool_call(f"q{n}", "mcp_search", **ARGUMENTS)] if name == "data.json" else []),
+                *([tool_call(f"e{n}", "read", path=f"/work/app/src/{also}")] if also else []),
             ],
         )
         b.tool_result(f"r{n:04d}", f"c{n}", "read", SAMPLES[name].replace("ZZ", f"ZZ{n}"))
+        if also:
+            b.tool_result(f"e{n:04d}", f"e{n}", "read", EXTRA_SAMPLES[also].replace("ZZ", f"ZZ{n}"))
         if name == "data.json":
             b.tool_result(f"q{n:04d}", f"q{n}", "mcp_search", '{"hits": 0}')
     return b.write(path)
