@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pygments.lexer import RegexLexer
 from pygments.lexers import LEXERS, PythonLexer
+from pygments.token import string_to_tokentype
 
 from sitegen.render.highlight import lexing
 from sitegen.render.highlight.lexing import _machine, lex, prepare_lexer_class
-from sitegen.render.highlight.pygments_html import _lexer_by_name
+from sitegen.render.highlight.pygments_html import _format_runs, _lexer_by_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,6 +73,15 @@ def vanilla_tokens() -> dict[str, list[tuple[str, str]]]:
     return tokens
 
 
+# Our rule lexers whose tokens are pygments' up to whitespace (how its runs are cut and typed, which
+# the HTML does not show: whitespace joins the run it is in): the same HTML (tests/test_rule_lexers.py).
+_SAME_HTML = {"yaml"}
+
+
+def _html(tokens: list[tuple[str, str]]) -> str:
+    return _format_runs((string_to_tokentype(token), value) for token, value in tokens)
+
+
 def test_every_builtin_lexer_gives_pygments_tokens(vanilla_tokens: dict[str, list[tuple[str, str]]]) -> None:
     """Lazily compiled rules, joined states, same tokens as pygments on its own, for all 596 lexers."""
     mismatched = []
@@ -79,7 +89,12 @@ def test_every_builtin_lexer_gives_pygments_tokens(vanilla_tokens: dict[str, lis
         lexer = _lexer_by_name(alias)
         assert lexer is not None
         ours = [(str(token), value) for token, value in lex(lexer, SAMPLE)]
-        if ours != vanilla_tokens[alias]:
+        if alias in _SAME_HTML:
+            vanilla = vanilla_tokens[alias]
+            same = _html(ours) == _html(vanilla) and "".join(v for _t, v in ours) == "".join(v for _t, v in vanilla)
+        else:
+            same = ours == vanilla_tokens[alias]
+        if not same:
             mismatched.append(alias)
     assert len(vanilla_tokens) > 500
     assert mismatched == []

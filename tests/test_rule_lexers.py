@@ -264,12 +264,16 @@ def test_yaml_a_line_dedented_between_two_levels_drops_to_the_lower_one() -> Non
 def test_yaml_a_key_on_a_plain_scalars_next_line_keeps_the_first_lines_indentation() -> None:
     """Not YAML (a key inside a multi-line plain scalar begun after a "- "): pygments makes the first
     line's key column the indentation from that key on, ours keeps the first line's (the "- " column), so
-    a comment more indented than the "- " but not than its text is a comment here, plain text there.
-    (A text's first lines, before any indentation, are as pygments has them.)"""
-    text = "- a\n   b: c\n   # d\n"
-    assert _yaml_runs(text) == "- <span class=l>a\n   b</span>: <span class=l>c\n   </span><span class=c1># d\n</span>"
-    assert format_tokens(YAML_PYGMENTS, text) == "- <span class=l>a\n   b</span>: <span class=l>c\n   # d\n</span>"
-    _yaml_same_as_pygments("plain\n   b: c\n   # d\n")
+    a comment more indented than the "- " but not than its text runs on as plain text here, and is a
+    comment there. (A text's first lines, before any indentation, are as pygments has them.)"""
+    text = "- a\n   b: c\n  # d\n"
+    assert _yaml_runs(text) == "- <span class=l>a\n   b</span>: <span class=l>c\n  # d\n</span>"
+    assert (
+        format_tokens(YAML_PYGMENTS, text)
+        == "- <span class=l>a\n   b</span>: <span class=l>c\n  </span><span class=c1># d\n</span>"
+    )
+    _yaml_same_as_pygments("plain\n   b: c\n  # d\n")
+    _yaml_same_as_pygments("- a\n   b: c\n   # d\n")
 
 
 def test_yaml_several_indicators_on_a_line_make_one_level() -> None:

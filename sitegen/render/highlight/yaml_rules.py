@@ -77,7 +77,10 @@ def _indent_states() -> dict[str, list[Any]]:
         root.append((rf"(?=[ ]{{{value}}}(?![ ]))", _NOTHING, (f"t{n}", "kn", f"f{n}", "ln")))
         root.append(default((f"t{n}", "dp")))
         states[f"r{n}"] = root
-        block = [(rf"(?=\n(?:[ ]*\n)*[ ]{{{value + 1}}})", _NOTHING, ("#pop", "bb")), (r"\n", Whitespace, "#pop")]
+        block = [
+            (rf"(?=\n(?:[ ]*\n)*[ ]{{{value + 1}}}[ ]*[^ \n])", _NOTHING, ("#pop", "bb")),
+            (r"\n", Whitespace, "#pop"),
+        ]
         continuation = rf"^[ ]{{{value + 1}}}[ ]*"
         # A key on a line a plain scalar runs on to leaves the indentation as it is: exact when the line
         # the scalar began on had its key column at its level's (kn), else see the class docstring.
@@ -87,7 +90,7 @@ def _indent_states() -> dict[str, list[Any]]:
         # t-1, which also knows the line's key column P: a key on a line its plain scalar runs on to
         # makes P a level, as pygments does (a text that begins with lines without keys).
         states[f"u{n}"] = [
-            (r"(?=\n(?:[ ]*\n)*[ ])", _NOTHING, ("#pop", "bb")),
+            (r"(?=\n(?:[ ]*\n)*[ ]+[^ \n])", _NOTHING, ("#pop", "bb")),
             (r"\n", Whitespace, "#pop"),
             (r"^[ ]*", Whitespace, (f"k{n}", f"f{n}", "bl", "ps")),
             default("#pop"),
