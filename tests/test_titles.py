@@ -165,3 +165,14 @@ _BLANKS = st.sampled_from(["a", "é", " ", "  ", "\t", "\n", "\u00a0", "\u3000",
 def test_a_line_has_its_words_one_space_apart(line: str) -> None:
     # A printable line one space apart already is kept as it is; any other is split and joined.
     assert _one_spaced(line) == " ".join(line.split())
+
+
+def test_a_long_first_line_is_read_for_its_words_up_to_its_first_2_kb() -> None:
+    """The inline patterns scan from each unclosed mark to the line's end (a 30 KB line of "*a " took
+    6 s): a line is read up to a space before 2 KB, enough for any snippet."""
+    hostile = "*a " * 30_000
+    assert first_line(hostile) == first_line(hostile[:2046]).rstrip()
+    assert len(first_line(hostile)) < 2048
+    assert snippet("word " * 10_000) == snippet("word " * 20)
+    # A span closed within the line's first 2 KB is read as it was.
+    assert first_line("**bold** " + "x " * 5000) == "bold " + " ".join(["x"] * 1019)
