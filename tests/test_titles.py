@@ -137,6 +137,9 @@ def test_first_line_of_a_long_text_is_the_first_line_of_all_of_it(text: str, end
     whole = text + end + "ZZ_FIRST_7_ZZ and more"
     expected = next((shown for line in whole.splitlines() if (shown := first_line(line))), "")
     assert first_line(whole) == expected
+
+
+def test_the_first_line_after_a_long_run_of_blank_lines_is_found() -> None:
     assert first_line("\n" * 5000 + "   \n" + "ZZ_FIRST_7_ZZ") == "ZZ_FIRST_7_ZZ"
     assert tool_subject("bash", {"command": " \n" * 3000 + "ZZ_CMD_7_ZZ --flag\nsecond"}) == "ZZ_CMD_7_ZZ --flag"
 
