@@ -205,7 +205,7 @@ def test_untrusted_content_in_any_part_of_an_output_counts_as_ingesting(
     assert turn.ingest_sources == ["ZZ_SRC_7_ZZ"] and turn.flagged
 
 
-def test_a_scope_reads_a_text_once_and_answers_it_the_same_way_again() -> None:
+def test_a_scope_answers_a_text_the_same_way_again_with_a_list_of_its_own() -> None:
     scope = PathScope.of("/w", [{"path": "/w/Makefile"}])
     first = resources_in("make -f Makefile && cat /etc/hosts", scope)
     first.append("ZZ_CHANGED_7_ZZ")  # a caller's list is its own: the next answer is not changed by it

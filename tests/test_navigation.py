@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sessions import SessionBuilder, reader_session, text, tool_call
 
+from sitegen.render import navigation
 from sitegen.render.export import load_transcript
 from sitegen.render.navigation import TreeRow, branch_links, display_order, tree_rows, tree_rows_html
 from sitegen.render.page import PageRenderer, kept_names
@@ -200,3 +201,31 @@ def test_tree_rows_html_escapes_ids_and_names_a_text_by_its_tool() -> None:
     assert (
         lines[3] == '<li class="kind-custom i1 on-path" data-id="d4"><a href="#entry-d4">&lt;ZZ_STATE_7_ZZ&gt;</a></li>'
     )
+
+
+def test_each_prompt_is_read_once_however_many_branches_end_under_it(tmp_path: Path) -> None:
+    """Leaves under a long run of prompts that say nothing (blank, an image) all name the prompt above
+    the run, and the run is walked once, not once per leaf (which was leaves x run length)."""
+    b = SessionBuilder("wordless")
+    b.user("said", "the real question")
+    for number in range(200):
+        b.user(f"blank{number}", "   ")
+    last = b.leaf
+    for number in range(300):
+        b.assistant(f"answer{number}", [text(f"reply {number}")], parent=last)
+    transcript = load_transcript(b.write(tmp_path / "s.jsonl"))
+    links = branch_links(transcript, display_order(transcript), set())
+    assert [link.prompt for link in links] == ["the real question"] * 300
+
+    class Steps(dict[str, str | None]):
+        taken = 0
+
+        def __getitem__(self, key: str) -> str | None:
+            Steps.taken += 1
+            return super().__getitem__(key)
+
+    user_before = Steps({f"blank{n}": f"blank{n - 1}" if n else "said" for n in range(200)}, said=None)
+    said: dict[str, str] = {}
+    for _ in range(300):
+        assert navigation._said_at("blank199", said, user_before, transcript.by_id) == "the real question"
+    assert Steps.taken == 200  # each step of the run once

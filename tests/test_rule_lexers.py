@@ -111,7 +111,7 @@ def test_any_text_gives_pygments_tokens(text: str) -> None:
     _same_as_pygments(text)
 
 
-def test_strings_in_a_row_are_read_in_one_pass() -> None:
+def test_long_runs_of_strings_lex_as_pygments_does() -> None:
     """Strings held back (not JSON: strings with only spaces between, as a JSON lines file of strings
     has) are looked ahead from the first of them only, a state taking the rest: long runs of them,
     up to the highlighting limit, lex as pygments does."""

@@ -115,11 +115,13 @@ def test_ascii_text_is_checked_for_every_control_character() -> None:
         assert visible(f"ab{char}cd") == ("ab\ufffdcd" if hidden else f"ab{char}cd"), code
 
 
-def test_a_long_text_is_checked_on_its_bytes_for_every_character_visible_replaces() -> None:
+@pytest.mark.parametrize("words", ["é · … 日 😀 \ud800 \t\n\r plain text ", "中文的会话记录 \ud800 日本語 한국어 "])
+def test_a_long_text_is_checked_on_its_bytes_for_every_character_visible_replaces(words: str) -> None:
     # Past 64 K characters hidden_chars looks at what is left of the UTF-8 without the shown ASCII
-    # bytes: it finds each character visible() replaces, and nothing in text of any other characters.
+    # bytes (a text mostly in ASCII) or at the text (one mostly in other scripts): either way it finds
+    # each character visible() replaces, and nothing in text of any other characters.
     hidden = [chr(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0), *BIDI_MARKS] if chr(code) not in "\t\n\r"]
-    long = "é · … 日 😀 \ud800 \t\n\r plain text " * 5000
+    long = words * 5000
     assert len(long) > 65536 and not hidden_chars(long)
     for char in hidden:
         assert hidden_chars(long + char) and hidden_chars(char + long), hex(ord(char))

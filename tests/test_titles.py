@@ -137,6 +137,9 @@ def test_first_line_of_a_long_text_is_the_first_line_of_all_of_it(text: str, end
     whole = text + end + "ZZ_FIRST_7_ZZ and more"
     expected = next((shown for line in whole.splitlines() if (shown := first_line(line))), "")
     assert first_line(whole) == expected
+
+
+def test_the_first_line_after_a_long_run_of_blank_lines_is_found() -> None:
     assert first_line("\n" * 5000 + "   \n" + "ZZ_FIRST_7_ZZ") == "ZZ_FIRST_7_ZZ"
     assert tool_subject("bash", {"command": " \n" * 3000 + "ZZ_CMD_7_ZZ --flag\nsecond"}) == "ZZ_CMD_7_ZZ --flag"
 
@@ -165,3 +168,14 @@ _BLANKS = st.sampled_from(["a", "é", " ", "  ", "\t", "\n", "\u00a0", "\u3000",
 def test_a_line_has_its_words_one_space_apart(line: str) -> None:
     # A printable line one space apart already is kept as it is; any other is split and joined.
     assert _one_spaced(line) == " ".join(line.split())
+
+
+def test_a_long_first_line_is_read_for_its_words_up_to_its_first_2_kb() -> None:
+    """The inline patterns scan from each unclosed mark to the line's end (a 30 KB line of "*a " took
+    6 s): a line is read up to a space before 2 KB, enough for any snippet."""
+    hostile = "*a " * 30_000
+    assert first_line(hostile) == first_line(hostile[:2046]).rstrip()
+    assert len(first_line(hostile)) < 2048
+    assert snippet("word " * 10_000) == snippet("word " * 20)
+    # A span closed within the line's first 2 KB is read as it was.
+    assert first_line("**bold** " + "x " * 5000) == "bold " + " ".join(["x"] * 1019)

@@ -279,7 +279,8 @@ def export_command(
     except OSError as error:
         # Said of the page the user named, not of the temporary file beside it that failed.
         raise fail(f"Cannot write {target}: {error.strerror or error}") from None
-    _kept_until_exit.append(transcript)
+    if _ends_without_teardown:
+        _kept_until_exit.append(transcript)
     if redactor is not None:
         _report_redactions(redactor)
     typer.echo(f"Exported to: {target}")
@@ -492,9 +493,10 @@ class _WarningSummary(logging.Handler):
             typer.echo(f"warning: {len(messages)} {kind}, e.g. {messages[0]}", err=True)
 
 
-# What a command has finished with but need not free: main() ends build and export without the
-# interpreter's teardown (_exit_now), and a 50 MB session's transcript took 40 ms to free when the
-# command returned, after its page was written.
+# What a command has finished with but need not free, when main() ends the process without the
+# interpreter's teardown (_exit_now: build and export run from the command line, not in a test's
+# process): a 50 MB session's transcript took 40 ms to free when the command returned.
+_ends_without_teardown = False
 _kept_until_exit: list[object] = []
 
 
@@ -524,13 +526,15 @@ def main() -> None:
     root = logging.getLogger("sitegen")
     root.addHandler(summary)
     root.propagate = False
+    global _ends_without_teardown
+    # Only build and export (whose second process is waited for before it returns): other commands
+    # may leave threads or child processes that a normal exit waits for. A 50 MB export's heap took
+    # 0.3 s to free.
+    _ends_without_teardown = sys.argv[1:2] in (["build"], ["export"])
     try:
         app()
     except SystemExit as done:
-        # Only build and export (whose second process is waited for before it returns): other commands
-        # may leave threads or child processes that a normal exit waits for. A 50 MB export's heap took
-        # 0.3 s to free.
-        if sys.argv[1:2] in (["build"], ["export"]):
+        if _ends_without_teardown:
             summary.summary()
             _exit_now(done)
         raise

@@ -237,7 +237,8 @@ def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: 
     # leaves' chains are read, so a long session's prompts are not all made into lines.
     user_at: dict[str, str | None] = {}
     user_before: dict[str, str | None] = {}
-    prompts: dict[str, str] = {}
+    # Each user entry's answer once: many leaves under a long run of wordless prompts would each walk it.
+    said: dict[str, str] = {}
     start: dict[str, str] = {}
     links: list[BranchLink] = []
     # Display order is depth first, so a parent is always seen before its children.
@@ -252,11 +253,7 @@ def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: 
         siblings = children.get(parent, ()) if parent is not None else tree.roots
         start[entry_id] = entry_id if parent is None or len(siblings) > 1 else start.get(parent, entry_id)
         if not children.get(entry_id):
-            prompt = ""
-            while above is not None and not prompt:
-                if above not in prompts:
-                    prompts[above] = snippet(_text_of(by_id[above]))
-                prompt, above = prompts[above], user_before[above]
+            prompt = _said_at(above, said, user_before, by_id)
             links.append(
                 BranchLink(
                     number=len(links) + 1,
@@ -268,6 +265,25 @@ def branch_links(transcript: Transcript, order: list[tuple[str, int]], on_path: 
                 )
             )
     return links
+
+
+def _said_at(user: str | None, said: dict[str, str], user_before: dict[str, str | None], by_id: dict[str, Node]) -> str:
+    """The prompt of the first user entry at or above `user` that says something ("" for none),
+    remembered in `said` for every user entry the walk passed."""
+    passed: list[str] = []
+    prompt = ""
+    while user is not None:
+        if user in said:
+            prompt = said[user]
+            break
+        passed.append(user)
+        prompt = snippet(_text_of(by_id[user]))
+        if prompt:
+            break
+        user = user_before[user]
+    for entry_id in passed:
+        said[entry_id] = prompt
+    return prompt
 
 
 def path_html(path: str, full: str = "") -> str:

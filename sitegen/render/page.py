@@ -480,12 +480,10 @@ def _html_bytes(html: str) -> bytes:
 
 
 # What the frame costs per entry, in _weight's units, fitted so that both processes of a forked export
-# of the generated 50 MB sessions finish together: the frame alone, in one process, takes 0.34 s of
-# 40,000 entries, more forked (both processes then copy the memory pages they write). With embedded
-# transcripts weighed as below, the process with the frame finished this much after the other
-# (big-50mb-s0; with its folder of 1,686 subagents), three runs each: -0.15..-0.02 and 0.11..0.15 s at
-# 500; -0.04..0.08 and 0.04..0.09 at 600; -0.12..-0.06 and -0.04..0.00 at 700. A new value moves the
-# cut, so the chunks' boundaries and which outputs each half's budget holds: the page's bytes.
+# of the generated 50 MB sessions finish together. The frame's process finished this much after the
+# other (big-50mb-s0; with its folder of 1,686 subagents), three runs each: -0.04..0.08 and 0.04..0.09 s
+# at 600, -0.12..-0.06 and -0.04..0.00 at 700; 650 is between. A new value moves the cut, so the
+# chunks' boundaries and which outputs each half's budget holds: the page's bytes.
 FRAME_WEIGHT_PER_NODE = 650
 # What an embedded subagent transcript costs per byte of its file: its 71 transcripts (2.0 MB of files)
 # in the generated session with 1,686 subagents took 0.073 s to render, where an entry costs about

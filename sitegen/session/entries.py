@@ -98,7 +98,7 @@ def iso_to_ms(value: object) -> int | None:
         except ValueError:
             pass  # spaces around it, a lower-case z: tidied below
         else:
-            return int((moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp() * 1000)
+            return _epoch_ms(moment)
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -110,12 +110,14 @@ def iso_to_ms(value: object) -> int | None:
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
     try:
-        moment = datetime.fromisoformat(text)
+        return _epoch_ms(datetime.fromisoformat(text))
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+
+
+def _epoch_ms(moment: datetime) -> int:
+    """A parsed time in epoch milliseconds; one without a zone is in UTC."""
+    return int((moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp() * 1000)
 
 
 def entry_time_ms(entry: Entry) -> int | None:
