@@ -3,6 +3,7 @@ order (home last: it links to the rest)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -73,7 +74,7 @@ class IndexPages:
         return self._listing[1]
 
 
-class _IndexPage:
+class _IndexPage(ABC):
     """An index page's generator, made with what the index pages of the build share."""
 
     name: ClassVar[str]
@@ -85,8 +86,9 @@ class _IndexPage:
         """The page's files, when anything an index page shows changed (IndexPages.stale); else none."""
         return self._made(context) if self.pages.stale(context) else []
 
+    @abstractmethod
     def _made(self, context: SiteContext) -> list[str]:
-        raise NotImplementedError
+        """Write the page's files (it is stale); their site-relative paths."""
 
 
 class StatsPage(_IndexPage):
