@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -26,11 +26,17 @@ from sitegen.render.highlight.tables import lexer_table
 from sitegen.render.highlight.yaml_rules import MAX_INDENT, YamlRulesLexer
 
 PYGMENTS = JsonLexer(stripnl=False, ensurenl=False)
+_Lexer = TypeVar("_Lexer")
 
 
 def _ours() -> JsonRulesLexer:
-    lexer = _lexer_by_name("json")
-    assert isinstance(lexer, JsonRulesLexer)
+    return _swapped_in("json", JsonRulesLexer)
+
+
+def _swapped_in(alias: str, cls: type[_Lexer]) -> _Lexer:
+    """The lexer the highlighter uses for an alias, which must be our rule lexer `cls`."""
+    lexer = _lexer_by_name(alias)
+    assert isinstance(lexer, cls)
     return lexer
 
 
@@ -126,9 +132,7 @@ YAML_PYGMENTS = YamlLexer(stripnl=False, ensurenl=False)
 
 
 def _yaml() -> YamlRulesLexer:
-    lexer = _lexer_by_name("yaml")
-    assert isinstance(lexer, YamlRulesLexer)
-    return lexer
+    return _swapped_in("yaml", YamlRulesLexer)
 
 
 def _yaml_runs(text: str) -> str:
