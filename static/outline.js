@@ -178,13 +178,43 @@ window.sitegen = window.sitegen || {};
     return current;
   }
 
+  // The turn a j or k just jumped to, until the reader moves another way. While that jump settles,
+  // entries above it get their real heights and move its prompt for a moment; the next key steps from
+  // where the last one went, not from wherever the prompt sits in that moment.
+  var jumpedTo = -1;
+  var jumpedAt = 0;
+  var settledY = 0; // where the jump's settling left the page
+  var jumping = false;
+  var SETTLING_MS = 1500; // as long as the page holds a jump's target (page.js)
+
+  window.addEventListener(
+    "scroll",
+    function () {
+      if (jumpedTo >= 0 && Date.now() - jumpedAt < SETTLING_MS) {
+        settledY = window.scrollY;
+      }
+    },
+    { passive: true }
+  );
+
+  // A scroll bar drag sends no event of its own: once the jump has settled, any scroll is the reader's.
+  function stillAtJump() {
+    if (jumpedTo < 0 || jumpedTo >= turns.length) {
+      return false;
+    }
+    return Date.now() - jumpedAt < SETTLING_MS || window.scrollY === settledY;
+  }
+
   function go(step) {
     if (!turns.length) {
       return;
     }
-    var current = turnBeingRead();
+    var atJump = stillAtJump();
+    var current = atJump ? jumpedTo : turnBeingRead();
     var target;
-    if (current < 0) {
+    if (atJump) {
+      target = current + step;
+    } else if (current < 0) {
       target = step > 0 ? 0 : turns.length - 1;
     } else {
       target = current + step;
@@ -196,9 +226,38 @@ window.sitegen = window.sitegen || {};
       }
     }
     target = Math.max(0, Math.min(turns.length - 1, target));
-    page.openEntry(turns[target].id, true, false);
+    jumping = true;
+    try {
+      page.openEntry(turns[target].id, true, false);
+    } finally {
+      jumping = false;
+    }
+    jumpedTo = target;
+    jumpedAt = Date.now();
+    settledY = window.scrollY;
     mark(target);
   }
+
+  function readerMovedAnotherWay() {
+    jumpedTo = -1;
+  }
+  ["wheel", "touchmove", "mousedown"].forEach(function (type) {
+    window.addEventListener(type, readerMovedAnotherWay, { passive: true, capture: true });
+  });
+  window.addEventListener(
+    "keydown",
+    function (event) {
+      if (event.key !== "j" && event.key !== "k") {
+        readerMovedAnotherWay();
+      }
+    },
+    { capture: true }
+  );
+  doc.addEventListener("sitegen:open", function () {
+    if (!jumping) {
+      readerMovedAnotherWay();
+    }
+  });
 
   list.addEventListener("click", function (event) {
     var link = event.target.closest("a[data-id]");
@@ -212,7 +271,10 @@ window.sitegen = window.sitegen || {};
     }
   });
 
-  doc.addEventListener("sitegen:path", build);
+  doc.addEventListener("sitegen:path", function () {
+    jumpedTo = -1;
+    build();
+  });
   // A long page's later entries arrive as it goes: build again once a burst of them is in.
   var rebuild = 0;
   doc.addEventListener("sitegen:chunks", function (event) {

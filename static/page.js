@@ -158,7 +158,14 @@ window.sitegen = window.sitegen || {};
     "scroll",
     function () {
       if (ownScrollY >= 0 && Math.abs(window.scrollY - ownScrollY) > 2) {
-        holdEnded = true;
+        // The page growing shorter below a jump's target pulls a page scrolled to its end back up:
+        // the browser's doing, not the reader's, and the hold must still land the target again.
+        var end = (doc.scrollingElement || doc.documentElement).scrollHeight - window.innerHeight;
+        if (window.scrollY < ownScrollY && window.scrollY >= end - 1) {
+          ownScrollY = window.scrollY;
+        } else {
+          holdEnded = true;
+        }
       }
     },
     { passive: true }
