@@ -178,31 +178,16 @@ window.sitegen = window.sitegen || {};
     return current;
   }
 
-  // The turn a j or k just jumped to, until the reader moves another way. While that jump settles,
-  // entries above it get their real heights and move its prompt for a moment; the next key steps from
-  // where the last one went, not from wherever the prompt sits in that moment.
-  var jumpedTo = -1;
-  var jumpedAt = 0;
-  var settledY = 0; // where the jump's settling left the page
+  // The prompt a j or k just jumped to, until the reader moves another way. While that jump settles,
+  // entries around it get their real heights and move its prompt for a moment before the page puts it
+  // back: the next key steps from where the last one went, not from where the prompt sits that moment.
+  var jumpedTo = null;
+  var scrollsAtJump = 0;
   var jumping = false;
-  var SETTLING_MS = 1500; // as long as the page holds a jump's target (page.js)
 
-  window.addEventListener(
-    "scroll",
-    function () {
-      if (jumpedTo >= 0 && Date.now() - jumpedAt < SETTLING_MS) {
-        settledY = window.scrollY;
-      }
-    },
-    { passive: true }
-  );
-
-  // A scroll bar drag sends no event of its own: once the jump has settled, any scroll is the reader's.
+  // A scroll bar drag sends no event of its own: the page counts the scrolls that were not its own.
   function stillAtJump() {
-    if (jumpedTo < 0 || jumpedTo >= turns.length) {
-      return false;
-    }
-    return Date.now() - jumpedAt < SETTLING_MS || window.scrollY === settledY;
+    return jumpedTo !== null && turnOf.has(jumpedTo) && page.scrollsNotOurs() === scrollsAtJump;
   }
 
   function go(step) {
@@ -210,18 +195,15 @@ window.sitegen = window.sitegen || {};
       return;
     }
     var atJump = stillAtJump();
-    var current = atJump ? jumpedTo : turnBeingRead();
-    var target;
-    if (atJump) {
-      target = current + step;
-    } else if (current < 0) {
+    var current = atJump ? turnOf.get(jumpedTo) : turnBeingRead();
+    var target = current + step;
+    if (current < 0) {
       target = step > 0 ? 0 : turns.length - 1;
-    } else {
-      target = current + step;
+    } else if (!atJump && step < 0) {
       // Within a long turn, k first goes back to the start of the turn the reader is in; a prompt
-      // just above the toolbar (a jump still settling) counts as its start.
+      // just above the toolbar counts as its start.
       var bar = toolbar ? toolbar.getBoundingClientRect().bottom : 0;
-      if (step < 0 && turns[current].entry.getBoundingClientRect().top < bar - 48) {
+      if (turns[current].entry.getBoundingClientRect().top < bar - 48) {
         target = current;
       }
     }
@@ -232,14 +214,13 @@ window.sitegen = window.sitegen || {};
     } finally {
       jumping = false;
     }
-    jumpedTo = target;
-    jumpedAt = Date.now();
-    settledY = window.scrollY;
+    jumpedTo = turns[target].id;
+    scrollsAtJump = page.scrollsNotOurs();
     mark(target);
   }
 
   function readerMovedAnotherWay() {
-    jumpedTo = -1;
+    jumpedTo = null;
   }
   ["wheel", "touchmove", "mousedown"].forEach(function (type) {
     window.addEventListener(type, readerMovedAnotherWay, { passive: true, capture: true });
@@ -272,7 +253,7 @@ window.sitegen = window.sitegen || {};
   });
 
   doc.addEventListener("sitegen:path", function () {
-    jumpedTo = -1;
+    jumpedTo = null;
     build();
   });
   // A long page's later entries arrive as it goes: build again once a burst of them is in.

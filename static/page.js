@@ -150,22 +150,26 @@ window.sitegen = window.sitegen || {};
   // Entries drawn for the first time on the way change the distance again: keep at it until two frames
   // in a row find the target in place (or a second has passed).
   // Any other jump (a tree click, find, a restore after a live reload) ends the hold of a deep link,
-  // and so does a scroll that is not ours (a script's, or the scroll bar's).
+  // and so does a scroll that is not ours (a script's, or the scroll bar's). The browser's own scroll
+  // that keeps what is in view in place while entries above get their real heights (scroll anchoring)
+  // leaves our target where we put it: that one is ours.
   var holdEnded = false;
   var ownScrollY = -1;
+  var placing = null; // how far what our last scroll put in place is from its place
+  var placedAt = 0; // and how far it was when we left it
+  var scrollsNotOurs = 0;
   var readerInputs = 0; // the reader's wheel, touch, key and mouse presses so far
   window.addEventListener(
     "scroll",
     function () {
-      if (ownScrollY >= 0 && Math.abs(window.scrollY - ownScrollY) > 2) {
-        // The page growing shorter below a jump's target pulls a page scrolled to its end back up:
-        // the browser's doing, not the reader's, and the hold must still land the target again.
-        var end = (doc.scrollingElement || doc.documentElement).scrollHeight - window.innerHeight;
-        if (window.scrollY < ownScrollY && window.scrollY >= end - 1) {
-          ownScrollY = window.scrollY;
-        } else {
-          holdEnded = true;
-        }
+      if (ownScrollY < 0 || Math.abs(window.scrollY - ownScrollY) <= 2) {
+        return;
+      }
+      if (!holdEnded && placing && Math.abs(placing() - placedAt) < 2) {
+        ownScrollY = window.scrollY;
+      } else {
+        holdEnded = true;
+        scrollsNotOurs++;
       }
     },
     { passive: true }
@@ -185,15 +189,19 @@ window.sitegen = window.sitegen || {};
         return;
       }
       var delta = distance();
+      var before = window.scrollY;
       if (Math.abs(delta) >= 2) {
-        var before = window.scrollY;
         window.scrollBy(0, delta);
-        ownScrollY = window.scrollY;
         // At the top or the bottom of the page the target cannot come closer: that is in place too.
         still = window.scrollY === before ? still + 1 : 0;
       } else {
         still++;
       }
+      // Where the page is now is ours even when we did not scroll: the browser may have moved it to
+      // keep the target in place, and its scroll event, one frame on, must not end the hold.
+      ownScrollY = window.scrollY;
+      placing = distance;
+      placedAt = delta - (window.scrollY - before);
       if (still < 2 && ++frames < 60) {
         window.requestAnimationFrame(step);
       }
@@ -576,6 +584,10 @@ window.sitegen = window.sitegen || {};
     // Whether the reader has scrolled, typed or clicked since the page opened.
     readerMoved: function () {
       return userMoved;
+    },
+    // How many scrolls so far were neither the page's own nor the browser's keeping a jump in place.
+    scrollsNotOurs: function () {
+      return scrollsNotOurs;
     },
   };
 
