@@ -182,12 +182,10 @@ window.sitegen = window.sitegen || {};
   // entries around it get their real heights and move its prompt for a moment before the page puts it
   // back: the next key steps from where the last one went, not from where the prompt sits that moment.
   var jumpedTo = null;
-  var scrollsAtJump = 0;
-  var jumping = false;
+  var movesAtJump = 0;
 
-  // A scroll bar drag sends no event of its own: the page counts the scrolls that were not its own.
   function stillAtJump() {
-    return jumpedTo !== null && turnOf.has(jumpedTo) && page.scrollsNotOurs() === scrollsAtJump;
+    return jumpedTo !== null && turnOf.has(jumpedTo) && page.moves() === movesAtJump;
   }
 
   function go(step) {
@@ -208,17 +206,14 @@ window.sitegen = window.sitegen || {};
       }
     }
     target = Math.max(0, Math.min(turns.length - 1, target));
-    jumping = true;
-    try {
-      page.openEntry(turns[target].id, true, false);
-    } finally {
-      jumping = false;
-    }
+    page.openEntry(turns[target].id, true, false);
     jumpedTo = turns[target].id;
-    scrollsAtJump = page.scrollsNotOurs();
+    movesAtJump = page.moves();
     mark(target);
   }
 
+  // The page counts any other jump and any scroll not its own; these tell of the reader's scroll at once,
+  // before its scroll event.
   function readerMovedAnotherWay() {
     jumpedTo = null;
   }
@@ -234,11 +229,6 @@ window.sitegen = window.sitegen || {};
     },
     { capture: true }
   );
-  doc.addEventListener("sitegen:open", function () {
-    if (!jumping) {
-      readerMovedAnotherWay();
-    }
-  });
 
   list.addEventListener("click", function (event) {
     var link = event.target.closest("a[data-id]");

@@ -157,7 +157,7 @@ window.sitegen = window.sitegen || {};
   var ownScrollY = -1;
   var placing = null; // how far what our last scroll put in place is from its place
   var placedAt = 0; // and how far it was when we left it
-  var scrollsNotOurs = 0;
+  var moves = 0; // jumps and scrolls not ours so far: what moves the page other than a jump settling
   var readerInputs = 0; // the reader's wheel, touch, key and mouse presses so far
   window.addEventListener(
     "scroll",
@@ -169,7 +169,7 @@ window.sitegen = window.sitegen || {};
         ownScrollY = window.scrollY;
       } else {
         holdEnded = true;
-        scrollsNotOurs++;
+        moves++;
       }
     },
     { passive: true }
@@ -178,6 +178,7 @@ window.sitegen = window.sitegen || {};
   function scrollSettled(distance, holding) {
     if (!holding) {
       holdEnded = true;
+      moves++;
     }
     var job = ++scrollJob;
     var frames = 0;
@@ -247,6 +248,7 @@ window.sitegen = window.sitegen || {};
     held = element;
     heldUntil = Date.now() + milliseconds;
     holdEnded = false;
+    moves++;
     // Where the page is counts as ours even when landing needs no scroll, so that a scroll bar drag
     // (no mousedown in some browsers) ends the hold too.
     ownScrollY = window.scrollY;
@@ -585,9 +587,10 @@ window.sitegen = window.sitegen || {};
     readerMoved: function () {
       return userMoved;
     },
-    // How many scrolls so far were neither the page's own nor the browser's keeping a jump in place.
-    scrollsNotOurs: function () {
-      return scrollsNotOurs;
+    // How many times so far something other than a jump settling moved the page: jumps, find, the
+    // reader's scrolls (the scroll bar's too, which sends no event of its own), a script's.
+    moves: function () {
+      return moves;
     },
   };
 
