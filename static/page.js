@@ -154,26 +154,26 @@ window.sitegen = window.sitegen || {};
   // that keeps what is in view in place while entries above get their real heights (scroll anchoring)
   // leaves our target where we put it: that one is ours.
   var holdEnded = false;
-  var ownScrollY = -1;
+  var ownScrollY = -1; // where our last scroll left the page; -1 once a scroll not ours has moved it
   var placing = null; // how far what our last scroll put in place is from its place
   var placedAt = 0; // and how far it was when we left it
   var moves = 0; // jumps and scrolls not ours so far: what moves the page other than a jump settling
   var readerInputs = 0; // the reader's wheel, touch, key and mouse presses so far
-  window.addEventListener(
-    "scroll",
-    function () {
-      if (ownScrollY < 0 || Math.abs(window.scrollY - ownScrollY) <= 2) {
-        return;
-      }
-      if (!holdEnded && placing && Math.abs(placing() - placedAt) < 2) {
-        ownScrollY = window.scrollY;
-      } else {
-        holdEnded = true;
-        moves++;
-      }
-    },
-    { passive: true }
-  );
+
+  // Checked as each scroll event comes, a frame after the scroll, and when asked in between.
+  function checkScroll() {
+    if (ownScrollY < 0 || Math.abs(window.scrollY - ownScrollY) <= 2) {
+      return;
+    }
+    if (placing && Math.abs(placing() - placedAt) < 2) {
+      ownScrollY = window.scrollY;
+    } else {
+      holdEnded = true;
+      moves++;
+      ownScrollY = -1;
+    }
+  }
+  window.addEventListener("scroll", checkScroll, { passive: true });
 
   function scrollSettled(distance, holding) {
     if (!holding) {
@@ -590,6 +590,7 @@ window.sitegen = window.sitegen || {};
     // How many times so far something other than a jump settling moved the page: jumps, find, the
     // reader's scrolls (the scroll bar's too, which sends no event of its own), a script's.
     moves: function () {
+      checkScroll();
       return moves;
     },
   };
