@@ -5,6 +5,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,32 @@ def test_workers_end_when_the_build_raises(tmp_path: Path) -> None:
             pids = [worker.process.pid for worker in pool.workers if worker.process.pid is not None]
             raise RuntimeError("the build fails")
     assert pids and all_gone(pids)
+
+
+# A stop signal that arrives while a worker is being forked, here from inside the fork itself (Python's
+# at-fork hooks, where logging releases its locks): the pool must still stop, and leave no worker behind.
+_STOP_DURING_FORK = """
+import multiprocessing, os, signal, sys
+from sitegen.cli.site import Stopped, stopped_by_signals
+from sitegen.site.build.pool import WorkerPool
+
+os.register_at_fork(after_in_parent=lambda: os.kill(os.getpid(), signal.SIGTERM))
+pool = WorkerPool(2, multiprocessing.get_context("fork"))
+try:
+    with stopped_by_signals(), pool:
+        pool.start()
+        print("went on with", len(pool.workers), "workers", flush=True)
+except Stopped:
+    print("stopped", flush=True)
+"""
+
+
+def test_a_stop_during_a_fork_is_not_lost(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _STOP_DURING_FORK], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.stdout == "stopped\n", done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
 
 
 def _copy_tree(source: Path, target: Path) -> None:

@@ -27,6 +27,8 @@ __all__ = ["WorkerPool", "death_reason", "forward_logged"]
 # How often a worker checks that the build that started it is still there (where the kernel cannot
 # be asked to end it with its parent, and in case its parent was a fork server).
 PARENT_CHECK_S = 0.2
+# The signals that stop a build (sitegen.cli.site.stopped_by_signals, and Ctrl-C).
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 # prctl(2): ask the kernel for a signal when the parent dies.
 _PR_SET_PDEATHSIG = 1
 # A session whose worker died is tried once more, in a fresh worker, before it becomes a problem.
@@ -88,6 +90,7 @@ def _die_with(build_pid: int, forked_by_build: bool) -> None:
 def _serve(conn: Connection, build_pid: int, forked_by_build: bool, journal: str | None) -> None:
     """A worker's life: render the jobs it is sent, one at a time, until told to stop; within a
     rebuild that can be undone, its writes keep what they replace in the same journal."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # held by the build while it forked us
     _die_with(build_pid, forked_by_build)
     if journal is not None:
         with Journal(Path(journal)).active():
@@ -193,10 +196,17 @@ class WorkerPool:
             name="sitegen-worker",
             daemon=True,
         )
-        process.start()
-        theirs.close()  # so the worker's end closes with the worker, and later workers do not hold it
-        worker = _Worker(process, ours)
-        self.workers.append(worker)
+        # A stop signal landing during the fork would be raised inside Python's at-fork hooks, which
+        # print and drop it (the build went on); held until the worker is counted, it stops the build
+        # here, and leaving the pool kills this worker with the others.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            process.start()
+            theirs.close()  # so the worker's end closes with the worker, and later workers do not hold it
+            worker = _Worker(process, ours)
+            self.workers.append(worker)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return worker
 
     def _retire(self, worker: _Worker) -> int | None:
