@@ -9,6 +9,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -106,10 +107,19 @@ def reopen_damaged(site_dir: Path) -> sqlite3.Connection:
 def entry_weight(kind: str, characters: int) -> str:
     """An entry's weight digit: BM25's weight of a term found once (the length, in characters, counted
     against an average), times the kind's weight, as 1..31."""
+    k1, b, average, scales = _weighing()
+    base = k1 * (1 - b + b * characters / average)
+    return _DIGITS[min(31, max(1, round(scales[kind] / (1 + base))))]
+
+
+@cache
+def _weighing() -> tuple[float, float, float, dict[str, float]]:
+    """entry_weight's constants, read from the specification once (it weighs every entry): BM25's k1
+    and b, the average length, and each kind's scale."""
     values = spec()
-    base = values["bm25_k1"] * (1 - values["bm25_b"] + values["bm25_b"] * characters / values["average_characters"])
-    scale = values["kind_weight"][kind] * (values["bm25_k1"] + 1) * values["weight_scale"]
-    return _DIGITS[min(31, max(1, round(scale / (1 + base))))]
+    k1 = values["bm25_k1"]
+    scales = {kind: weight * (k1 + 1) * values["weight_scale"] for kind, weight in values["kind_weight"].items()}
+    return k1, values["bm25_b"], values["average_characters"], scales
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +189,8 @@ def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: 
 
 def storable(text: str) -> str:
     """Lone surrogates cannot be stored as text: they become U+FFFD, as on the page."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -283,7 +295,11 @@ def export_terms(
             db.execute(pragma)
         db.execute("ATTACH DATABASE ? AS source", (f"{(site_dir / DB_FILE).resolve().as_uri()}?mode=ro",))
         db.execute("BEGIN")
-        db.execute(f"CREATE VIRTUAL TABLE segment USING fts5(body, content='', detail=none, tokenize='{TOKENIZER}')")
+        # Only its vocabulary is read: no positions (detail), and no lengths for ranking (columnsize).
+        db.execute(
+            "CREATE VIRTUAL TABLE segment USING"
+            f" fts5(body, content='', detail=none, columnsize=0, tokenize='{TOKENIZER}')"
+        )
         db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, segment, instance)")
         fill(db)
         db.execute("COMMIT")
