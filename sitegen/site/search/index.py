@@ -138,12 +138,12 @@ def argument_values(value: Any, depth: int = 0) -> Iterator[str]:
     """The strings and numbers inside tool-call arguments; keys are the same in every call and add nothing."""
     if isinstance(value, str):
         yield value
-    elif isinstance(value, dict) and depth < 8:
-        for item in value.values():
-            yield from argument_values(item, depth + 1)
-    elif isinstance(value, list) and depth < 8:
-        for item in value:
-            yield from argument_values(item, depth + 1)
+    elif isinstance(value, dict | list) and depth < 8:
+        for item in value.values() if isinstance(value, dict) else value:
+            if isinstance(item, str):  # most arguments are: no generator of their own
+                yield item
+            else:
+                yield from argument_values(item, depth + 1)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
 
@@ -215,13 +215,17 @@ def _entry(node: Node, kind: str, label: str, pieces: list[str], ends: bool = Fa
     """The entry's snippet (its start, or with ends its start and end, cut to the kind's limit) and,
     when that had to be cut, all of its text for the index."""
     limit = TEXT_LIMITS[kind]
+    cut = sum(map(len, pieces)) + len(pieces) > limit
     if ends:
         text = _head_tail("\n".join(pieces), limit)
-    else:
+    elif cut:
         text = _clip(pieces, limit)
+    else:  # what _clip gives when nothing is cut, in one pass over the words
+        text = _clean(" ".join(" ".join(pieces).split()))
     # Only the index reads terms (the snippet files keep text): where nothing can have been cut, text will do.
-    terms = _indexable(" ".join(pieces)) if sum(map(len, pieces)) + len(pieces) > limit else ""
-    return SearchEntry(node.id, kind, visible(label[:LABEL_LIMIT]) if label else "", text, terms)
+    terms = _indexable(" ".join(pieces)) if cut else ""
+    label = label[:LABEL_LIMIT]
+    return SearchEntry(node.id, kind, label if label.isprintable() else visible(label), text, terms)
 
 
 def _entry_of(node: Node) -> SearchEntry | None:
