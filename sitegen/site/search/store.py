@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import count, repeat
 from pathlib import Path
 from typing import Any
 
@@ -133,8 +134,11 @@ class StoredDocument:
 def store_document(site_dir: Path, key: str, kinds: Sequence[str], texts: Sequence[str], chunks: list[Any]) -> None:
     """Replace a document's entries (one transaction): what a build stopped after it has stored is
     kept, and the index pages are not changed until the next export."""
-    bodies = [indexed_text(text) for text in texts]
-    weights = "".join(entry_weight(kind, len(body)) for kind, body in zip(kinds, bodies, strict=True))
+    if len(kinds) != len(texts):
+        raise ValueError(f"{len(kinds)} kinds for {len(texts)} texts")
+    # map, not generator expressions: this runs once per entry, tens of thousands per build.
+    bodies = list(map(indexed_text, texts))
+    weights = "".join(map(entry_weight, kinds, map(len, bodies)))
     digest = hashlib.blake2b(weights.encode(), digest_size=16)
     for body in bodies:
         digest.update(len(body).to_bytes(8, "little"))
@@ -175,7 +179,7 @@ def _store(db: sqlite3.Connection, key: str, digest: str, weights: str, bodies: 
             db.execute("DELETE FROM entries WHERE key = ?", (key,))
             db.executemany(
                 "INSERT INTO entries (key, n, body) VALUES (?, ?, ?)",
-                ((key, number, storable(body)) for number, body in enumerate(bodies, 1)),
+                zip(repeat(key), count(1), map(storable, bodies)),
             )
         db.execute(
             "INSERT OR REPLACE INTO docs (key, digest, entries, weights, chunks) VALUES (?, ?, ?, ?, ?)",
