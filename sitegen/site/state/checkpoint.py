@@ -45,6 +45,9 @@ class Checkpoints:
         self.before.indexed = list(before.indexed)
         self._last = time.monotonic()
         self._cost = 0.0
+        # Each entry's bytes as the last save wrote them: a save encodes only the sessions finished
+        # since (every save writes them all; encoding them all again made the saves quadratic).
+        self._encoded: dict[str, tuple[ManifestEntry, bytes]] = {}
 
     def due(self) -> bool:
         return time.monotonic() - self._last >= max(CHECKPOINT_S, COST_FACTOR * self._cost)
@@ -63,7 +66,7 @@ class Checkpoints:
             complete=False,
             indexed=sorted({*before.indexed, *indexed}),
         )
-        partial.save(self.site_dir)
+        partial.save(self.site_dir, self._encoded)
         self._last = time.monotonic()
         self._cost = self._last - started
 
