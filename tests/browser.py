@@ -57,6 +57,14 @@ class PageWatch:
 
     errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    # The document watched (no query or fragment); set by open_pages, whose tab visits several.
+    document: str = ""
+
+    def error(self, text: str, url: str) -> None:
+        """Record an error the tab reported while at url: one of a page left before (Playwright hands
+        events over at the test's next call, after open_pages has moved on) names its own page."""
+        shown = _document(url)
+        self.errors.append(text if not self.document or shown == self.document else f"{shown}: {text}")
 
 
 def open_page(
@@ -82,7 +90,7 @@ def open_page(
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
-            watch.errors.append(message.text)
+            watch.error(message.text, page.url)
 
     def on_route(route: Route) -> None:
         url = route.request.url
@@ -93,7 +101,7 @@ def open_page(
             route.abort()
 
     page.on("console", on_console)
-    page.on("pageerror", lambda error: watch.errors.append(f"uncaught: {error}"))
+    page.on("pageerror", lambda error: watch.error(f"uncaught: {error}", page.url))
     page.route("**/*", on_route)
     page.goto(own_url + fragment)
     return page, watch
@@ -119,14 +127,21 @@ def open_pages(
     )
     try:
         for number, relative in enumerate(relatives):
+            path, query = _split_query(relative)
+            url = (site / path).resolve().as_uri()
+            watch.document = url
             if number:
                 watch.errors.clear()
                 watch.requests.clear()
-                path, query = _split_query(relative)
-                page.goto((site / path).resolve().as_uri() + query)
+                page.goto(url + query)
             yield relative, page, watch
     finally:
         page.context.close()
+
+
+def _document(url: str) -> str:
+    """A page's URL without its query or fragment."""
+    return url.partition("#")[0].partition("?")[0]
 
 
 def _split_query(relative: str) -> tuple[str, str]:
