@@ -5,11 +5,19 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+from site_helpers import make_session
+
 from sitegen import __version__
 from sitegen.render.page import PageOptions
 from sitegen.site.build import worker
+from sitegen.site.build.pipeline import BuildConfig, BuildResult, claim_site
+from sitegen.site.build.plan import open_site, plan_sessions
+from sitegen.site.build.sessions import render_sessions
+from sitegen.site.state import checkpoint
 from sitegen.site.state.jobs import RenderJob
 from sitegen.site.state.manifest import MANIFEST_PATH, ManifestEntry, SiteManifest
+from sitegen.timings import PhaseClock
 
 
 def _old_digest(job: RenderJob, sidecar: Path, options: PageOptions) -> str:
@@ -70,3 +78,25 @@ def test_a_save_reuses_the_bytes_of_entries_it_encoded_before_and_only_theirs(tm
     assert (tmp_path / MANIFEST_PATH).read_bytes() == kept
     assert b'"second"' in kept and b'"first"' not in kept
     assert SiteManifest.load(tmp_path).sessions["b"].problem == "second"
+
+
+def test_the_checkpoints_let_go_of_their_encoded_entries_once_the_sessions_are_rendered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the checkpoints keep to save faster is the manifest's size: not held through the rest of
+    the build (the index pages and the search, where its memory peaks)."""
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_S", 0.0)  # a save after every session
+    agent = tmp_path / "agent"
+    for number in range(3):
+        make_session(agent, "/work/keep", f"s{number}", f"words {number}")
+    config = BuildConfig(out=tmp_path / "site", agent_dirs=[agent], use_default_dirs=False, jobs=1)
+    saved: list[int] = []
+    monkeypatch.setattr(checkpoint.Checkpoints, "due", lambda self: saved.append(self.kept_bytes) or True)
+    with claim_site(config):
+        site = open_site(config)
+        result = BuildResult(full=site.full)
+        plan = plan_sessions(config, site, result)
+        render_sessions(config, site, plan, result, None, PhaseClock())
+    assert len(saved) == 3 and saved[-1] > 0  # the saves kept their entries' bytes meanwhile
+    assert site.checkpoints.kept_bytes == 0
+    assert set(SiteManifest.load(tmp_path / "site").sessions) == set(plan.current)
