@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +13,17 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Page, Route
 
-__all__ = ["CHROMIUM", "LAUNCH_ARGS", "PageWatch", "assert_clean", "chromium", "export_session", "open_page", "top_of"]
+__all__ = [
+    "CHROMIUM",
+    "LAUNCH_ARGS",
+    "PageWatch",
+    "assert_clean",
+    "chromium",
+    "export_session",
+    "open_page",
+    "open_pages",
+    "top_of",
+]
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Headless in a shared container: no sandbox or GPU, and none of the browser's own network chatter.
@@ -47,6 +57,14 @@ class PageWatch:
 
     errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    # The document watched (no query or fragment); set by open_pages, whose tab visits several.
+    document: str = ""
+
+    def error(self, text: str, url: str) -> None:
+        """Record an error the tab reported while at url: one of a page left before (Playwright hands
+        events over at the test's next call, after open_pages has moved on) names its own page."""
+        shown = _document(url)
+        self.errors.append(text if not self.document or shown == self.document else f"{shown}: {text}")
 
 
 def open_page(
@@ -72,7 +90,7 @@ def open_page(
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
-            watch.errors.append(message.text)
+            watch.error(message.text, page.url)
 
     def on_route(route: Route) -> None:
         url = route.request.url
@@ -83,10 +101,55 @@ def open_page(
             route.abort()
 
     page.on("console", on_console)
-    page.on("pageerror", lambda error: watch.errors.append(f"uncaught: {error}"))
+    page.on("pageerror", lambda error: watch.error(f"uncaught: {error}", page.url))
     page.route("**/*", on_route)
     page.goto(own_url + fragment)
     return page, watch
+
+
+def open_pages(
+    browser: Browser,
+    site: Path,
+    relatives: Sequence[str],
+    *,
+    width: int = 1280,
+    height: int = 900,
+    color_scheme: Literal["light", "dark", "no-preference"] = "light",
+) -> Iterator[tuple[str, Page, PageWatch]]:
+    """Open pages of a site one after another in one tab, as a reader going from page to page (a new
+    context per page costs a renderer process); each page gets a fresh watch. A relative path may end in
+    a query or fragment ("search.html?q=x")."""
+    if not relatives:
+        return
+    first_path, query = _split_query(relatives[0])
+    page, watch = open_page(
+        browser, site / first_path, fragment=query, width=width, height=height, color_scheme=color_scheme, allow=site
+    )
+    try:
+        for number, relative in enumerate(relatives):
+            path, query = _split_query(relative)
+            url = (site / path).resolve().as_uri()
+            watch.document = url
+            if number:
+                watch.errors.clear()
+                watch.requests.clear()
+                page.goto(url + query)
+            yield relative, page, watch
+    finally:
+        page.context.close()
+
+
+def _document(url: str) -> str:
+    """A page's URL without its query or fragment."""
+    return url.partition("#")[0].partition("?")[0]
+
+
+def _split_query(relative: str) -> tuple[str, str]:
+    for mark in ("?", "#"):
+        if mark in relative:
+            path, _, rest = relative.partition(mark)
+            return path, mark + rest
+    return relative, ""
 
 
 def assert_clean(watch: PageWatch) -> None:

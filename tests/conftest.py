@@ -63,7 +63,7 @@ def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return opened
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def real_fixtures() -> Path:
     """The folder of real session files from the agents' test suites; skip when ../shared is absent."""
     if not REAL_FIXTURES.is_dir():

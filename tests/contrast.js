@@ -27,17 +27,24 @@
     };
     return 0.2126 * channel(c[0]) + 0.7152 * channel(c[1]) + 0.0722 * channel(c[2]);
   }
+  // Each element's own background and opacity, read once: every text inside it goes through them.
+  const layers = new Map();
+  function layer(node) {
+    let found = layers.get(node);
+    if (!found) {
+      const style = getComputedStyle(node);
+      found = [rgba(style.backgroundColor), Number(style.opacity)];
+      layers.set(node, found);
+    }
+    return found;
+  }
   // What a colour painted inside `element` looks like on screen, through every ancestor's background and opacity.
   function screen(element, colour) {
-    const chain = [];
-    for (let node = element; node && node.nodeType === 1; node = node.parentElement) {
-      chain.push(node);
-    }
     let x = colour;
-    for (const node of chain) {
-      const style = getComputedStyle(node);
-      x = over(x, rgba(style.backgroundColor));
-      x = [x[0], x[1], x[2], x[3] * Number(style.opacity)];
+    for (let node = element; node && node.nodeType === 1; node = node.parentElement) {
+      const [background, opacity] = layer(node);
+      x = over(x, background);
+      x = [x[0], x[1], x[2], x[3] * opacity];
     }
     return over(x, [255, 255, 255, 1]);
   }

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser import open_page
+from browser import open_page, open_pages
 from typer.testing import CliRunner
 
 from sitegen.cli import app
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
 
@@ -49,28 +49,35 @@ def _kinds(site: Path) -> dict[str, str]:
     }
 
 
+def _measured(page: Page, relative: str) -> list[str]:
+    """The texts of an open page under AA contrast, once its data files and copy buttons are in."""
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(300)  # data files and the copy buttons
+    found = page.evaluate(CONTRAST_JS, AA)
+    assert found["checked"] > 5, relative
+    return [str(f) for f in found["failures"]]
+
+
 def _failures(browser: Browser, site: Path, relative: str, scheme: str, width: int = 1280) -> list[str]:
     path, _, query = relative.partition("?")
     page, _ = open_page(
         browser, site / path, fragment=f"?{query}" if query else "", color_scheme=scheme, width=width, allow=site
     )  # type: ignore[arg-type]
     try:
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(300)  # data files and the copy buttons
-        found = page.evaluate(CONTRAST_JS, AA)
-        assert found["checked"] > 5, relative
-        return [str(f) for f in found["failures"]]
+        return _measured(page, relative)
     finally:
         page.context.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_page_kind_reads_at_aa_contrast(browser: Browser, site: Path, scheme: str) -> None:
+    kinds = _kinds(site)
+    kind_of = {relative: kind for kind, relative in kinds.items()}
     failures = {}
-    for kind, relative in _kinds(site).items():
-        found = _failures(browser, site, relative, scheme)
+    for relative, page, _ in open_pages(browser, site, list(kinds.values()), color_scheme=scheme):  # type: ignore[arg-type]
+        found = _measured(page, relative)
         if found:
-            failures[kind] = found
+            failures[kind_of[relative]] = found
     assert failures == {}
 
 
@@ -87,15 +94,19 @@ def test_summarised_entries_are_marked_without_fading(browser: Browser, site: Pa
         page.context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_real_compacted_session_reads_at_aa_contrast(
-    browser: Browser, tmp_path: Path, real_fixtures: Path, scheme: str
-) -> None:
-    agent = tmp_path / "agent" / "sessions" / "--work-pi-mono--"
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory: pytest.TempPathFactory, real_fixtures: Path) -> Path:
+    root = tmp_path_factory.mktemp("contrast-real")
+    agent = root / "agent" / "sessions" / "--work-pi-mono--"
     agent.mkdir(parents=True)
     shutil.copy(real_fixtures / "pi-before-compaction.v1.jsonl", agent)
-    out = tmp_path / "site"
-    result = CliRunner().invoke(app, ["build", "--agent-dir", str(tmp_path / "agent"), "--out", str(out)])
+    out = root / "site"
+    result = CliRunner().invoke(app, ["build", "--agent-dir", str(root / "agent"), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.stderr
-    page = next((out / "sessions").rglob("pi-before-compaction.v1.html"))
-    assert _failures(browser, out, str(page.relative_to(out)), scheme) == []
+    return out
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_real_compacted_session_reads_at_aa_contrast(browser: Browser, real_site: Path, scheme: str) -> None:
+    page = next((real_site / "sessions").rglob("pi-before-compaction.v1.html"))
+    assert _failures(browser, real_site, str(page.relative_to(real_site)), scheme) == []

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import assert_clean, chromium, open_page
+from browser import assert_clean, chromium, open_page, open_pages
 from typer.testing import CliRunner
 
 from sitegen.cli import app
@@ -51,14 +51,13 @@ def test_every_demo_page_opens_clean(site: Path, browser: object, size: tuple[in
     sessions = [p for p in pages if p.relative_to(site).parts[0] == "sessions"]
     assert len(sessions) == 9
     titles = set(demo_titles().values())
-    for path in pages:
-        page, watch = open_page(browser, path, width=size[0], height=size[1], allow=site)  # type: ignore[arg-type]
+    relatives = [str(path.relative_to(site)) for path in pages]
+    for relative, page, watch in open_pages(browser, site, relatives, width=size[0], height=size[1]):  # type: ignore[arg-type]
         page.wait_for_load_state("load")
         assert_clean(watch)
-        if path in sessions:
+        if site / relative in sessions:
             heading = page.locator("h1").first.inner_text()
-            assert page.title() == heading and heading in titles, path
-        page.context.close()
+            assert page.title() == heading and heading in titles, relative
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["desktop", "phone"])

@@ -217,16 +217,21 @@ FIRST_SHOWN = """() => Array.from(document.querySelectorAll("#conversation artic
   .map((entry) => [entry.id, entry.querySelectorAll(".hl-later").length, entry.querySelectorAll("pre span").length])"""
 
 
-def first_shown(browser: Browser, path: Path, width: int, height: int) -> list[Any]:
-    """[entry id, hl-later spans, coloured spans] of the entries in view when the page is first drawn,
-    with scripts off. Until a frame is drawn, content-visibility leaves every entry at its placeholder
-    height (more of them seem in view than are): a screenshot draws one."""
+def first_shown(browser: Browser, paths: list[Path], width: int, height: int) -> dict[Path, list[Any]]:
+    """Per page, [entry id, hl-later spans, coloured spans] of the entries in view when it is first
+    drawn, with scripts off (the pages visited in turn in one tab). Until a frame is drawn,
+    content-visibility leaves every entry at its placeholder height (more of them seem in view than
+    are): a screenshot draws one."""
     context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=False)
     page = context.new_page()
-    page.goto(path.resolve().as_uri())
-    page.screenshot(clip={"x": 0, "y": 0, "width": 8, "height": 8})
-    shown: list[Any] = page.evaluate(FIRST_SHOWN)
-    context.close()
+    shown: dict[Path, list[Any]] = {}
+    try:
+        for path in paths:
+            page.goto(path.resolve().as_uri())
+            page.screenshot(clip={"x": 0, "y": 0, "width": 8, "height": 8})
+            shown[path] = page.evaluate(FIRST_SHOWN)
+    finally:
+        context.close()
     return shown
 
 
@@ -275,16 +280,11 @@ SHAPES = {
 }
 
 
-@pytest.mark.parametrize(("width", "height"), [(3840, 2160), (1280, 2160), (390, 844)])
-def test_the_first_screen_comes_coloured_before_any_script_runs(
-    browser: Browser, pages: dict[bool, Path], tmp_path: Path, width: int, height: int
-) -> None:
-    """The server colours the entries a first screen can show (counted in lines, not entries): on a
-    4K screen, a tall window and a phone, with scripts off, no code in view waits for the page.
-    Besides the long page and a short one, pages that start with what the page hides or shows
-    shorter than its text: hidden messages, extension state, an abandoned branch, an output in
-    parts, markdown paragraphs of many lines."""
-    written = [pages[True]]
+@pytest.fixture(scope="module")
+def shaped_pages(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """A short page, and pages that start with what the page hides or shows shorter than its text."""
+    folder = tmp_path_factory.mktemp("shapes")
+    written = []
     for name, shape in {"short": None, **SHAPES}.items():
         b = SessionBuilder(session_id=f"shape-{name}", cwd="/work/app")
         if shape is not None:
@@ -293,14 +293,27 @@ def test_the_first_screen_comes_coloured_before_any_script_runs(
             b.user(f"u{n:04d}", f"show file {n}")
             b.assistant(f"a{n:04d}", [text(FENCES), tool_call(f"c{n}", "read", path=f"/work/app/a{n}.py")])
             b.tool_result(f"r{n:04d}", f"c{n}", "read", PY)
-        page = tmp_path / f"{name}.html"
+        page = folder / f"{name}.html"
         PageRenderer().write(
-            load_transcript(b.write(tmp_path / f"{name}.jsonl")), PageOptions(highlight_later_short=True), page
+            load_transcript(b.write(folder / f"{name}.jsonl")), PageOptions(highlight_later_short=True), page
         )
         written.append(page)
+    return written
+
+
+@pytest.mark.parametrize(("width", "height"), [(3840, 2160), (1280, 2160), (390, 844)])
+def test_the_first_screen_comes_coloured_before_any_script_runs(
+    browser: Browser, pages: dict[bool, Path], shaped_pages: list[Path], width: int, height: int
+) -> None:
+    """The server colours the entries a first screen can show (counted in lines, not entries): on a
+    4K screen, a tall window and a phone, with scripts off, no code in view waits for the page.
+    Besides the long page and a short one, pages that start with what the page hides or shows
+    shorter than its text: hidden messages, extension state, an abandoned branch, an output in
+    parts, markdown paragraphs of many lines."""
+    written = [pages[True], *shaped_pages]
     for path in written:
         assert "hl-later" in path.read_text(encoding="utf-8")
-        shown = first_shown(browser, path, width, height)
+    for path, shown in first_shown(browser, written, width, height).items():
         assert shown, path.name
         assert [entry for entry, later, _ in shown if later] == [], (path.name, shown)
         if height > 1000:  # a tall screen reaches code on every page
@@ -324,8 +337,7 @@ def test_no_page_of_the_demo_or_real_sessions_shows_code_waiting_for_the_page(br
     pages = [page for page in sorted(site.glob("sessions/**/*.html")) if "hl-later" in page.read_text("utf-8")]
     assert len(pages) >= (7 if real.is_dir() else 4)
     waiting = {}
-    for page in pages:
-        shown = first_shown(browser, page, 1280, 2160)
+    for page, shown in first_shown(browser, pages, 1280, 2160).items():
         if [entry for entry, later, _ in shown if later]:
             waiting[page.name] = shown
     assert waiting == {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,84 @@ def test_workers_end_when_the_build_raises(tmp_path: Path) -> None:
             pids = [worker.process.pid for worker in pool.workers if worker.process.pid is not None]
             raise RuntimeError("the build fails")
     assert pids and all_gone(pids)
+
+
+# A stop signal that arrives while a worker is being forked, here from inside the fork itself (Python's
+# at-fork hooks, where logging releases its locks): the pool must still stop, and leave no worker behind.
+_STOP_DURING_FORK = """
+import multiprocessing, os, signal, sys
+from sitegen.cli.site import Stopped, stopped_by_signals
+from sitegen.site.build.pool import WorkerPool
+
+os.register_at_fork(after_in_parent=lambda: os.kill(os.getpid(), signal.SIGTERM))
+pool = WorkerPool(2, multiprocessing.get_context("fork"))
+try:
+    with stopped_by_signals(), pool:
+        pool.start()
+        print("went on with", len(pool.workers), "workers", flush=True)
+except Stopped:
+    print("stopped", flush=True)
+"""
+
+
+def test_a_stop_during_a_fork_is_not_lost(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _STOP_DURING_FORK], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.stdout == "stopped\n", done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
+
+
+# Ctrl-C reaches the workers too; one that lands while a worker is forked (here from inside the fork, in
+# the worker) is pending until the worker lets the stop signals in: it must be dropped, not raised there.
+_CTRL_C_IN_FORK = """
+import multiprocessing, os, signal
+from sitegen.site.build.pool import WorkerPool
+
+os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGINT))
+with WorkerPool(1, multiprocessing.get_context("fork")) as pool:
+    pool.start()
+    worker = pool.workers[0]
+    worker.conn.send(None)
+    worker.process.join(30)
+    print("worker exit", worker.process.exitcode, flush=True)
+"""
+
+
+def test_a_ctrl_c_during_a_fork_does_not_raise_in_the_worker(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_FORK], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.stdout == "worker exit 0\n", done.stdout + done.stderr
+    assert "KeyboardInterrupt" not in done.stderr, done.stderr
+
+
+# Behind a fork server (watch, where threads run) no fork happens in the build: the stop signals it holds
+# while starting a worker must not be held by the server it starts then, nor by what that server forks
+# later (the search's and prompts' worker processes), which a SIGHUP or SIGTERM would then not end.
+_SERVER_MASK = """
+import multiprocessing, signal, threading, time
+from concurrent.futures import ProcessPoolExecutor
+from sitegen.site.build.pool import WorkerPool
+
+def held():
+    return sorted(int(number) for number in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+if __name__ == "__main__":
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    context = multiprocessing.get_context("forkserver")
+    with WorkerPool(1, context) as pool:
+        pool.start()
+    with ProcessPoolExecutor(1, mp_context=context) as other:
+        print(held(), other.submit(held).result(), flush=True)
+"""
+
+
+def test_a_fork_server_started_by_the_pool_holds_no_stop_signal(tmp_path: Path) -> None:
+    script = tmp_path / "server_mask.py"
+    script.write_text(_SERVER_MASK)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.stdout == "[] []\n", done.stdout + done.stderr
 
 
 def _copy_tree(source: Path, target: Path) -> None:

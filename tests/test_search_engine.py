@@ -80,3 +80,25 @@ def test_each_mixed_text_gives_the_same_terms(tmp_path: Path, words: str) -> Non
     store_search_entries(site, "one", extract_search_entries(transcripts["one"]))
     update_search_index(site, {"one": SearchDocInfo("t", "/work/one", "sessions/one.html")})
     assert set(read_index(site)[1]) == set(_expected(transcripts))
+
+
+def test_long_outputs_with_controls_escapes_and_overrides_give_the_terms_of_what_is_shown(tmp_path: Path) -> None:
+    """Output over its kind's limit is indexed whole, and quickly (ASCII control characters are left
+    for FTS5 to split words at): its words are those of the text as shown, escapes stripped and
+    overrides named, as where the whole text is shown."""
+    padding = " filler" * 300
+    outputs = [
+        "alpha\x01beta\x7fgamma\x0bdelta \x1b[31mcrimson\x1b[0m zeta \x1b]8;;http://x\x07link" + padding,
+        "epsilon\x01theta \u202eoverride\u202c iota\x85kappa ütf" + padding,
+    ]
+    b = SessionBuilder(session_id="ctl", cwd="/work/ctl")
+    for number, output in enumerate(outputs):
+        b.assistant(f"a{number}", [tool_call(f"c{number}", "bash", command="run")])
+        b.tool_result(f"r{number}", f"c{number}", "bash", output)
+    transcripts = {"ctl": load_transcript(b.write(tmp_path / "ctl.jsonl"))}
+    actual = _indexed_hits(tmp_path / "site", transcripts)
+    assert actual == _expected(transcripts)
+    shown = {"alpha", "beta", "gamma", "delta", "crimson", "zeta", "link", "epsilon", "theta", "override", "rlo"}
+    assert shown <= set(actual)
+    assert not {"alphabeta", "31m", "0m", "ctl"} & set(actual)
+    assert {"iota", "kappa", "ütf"} <= set(actual)

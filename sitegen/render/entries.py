@@ -21,7 +21,15 @@ from sitegen.render.cards import CardContext, card_into, folded, images
 from sitegen.render.tools import ToolView, image_view
 from sitegen.transcript.model import Node, ToolCall
 
-__all__ = ["UNKNOWN_USAGE", "EntryLookups", "entry_html", "format_cost", "format_time", "format_tokens"]
+__all__ = [
+    "UNKNOWN_USAGE",
+    "EntryLookups",
+    "entry_html",
+    "entry_into",
+    "format_cost",
+    "format_time",
+    "format_tokens",
+]
 
 # Tokens and cost of a session whose messages recorded no usage (odek's): unknown, never 0 or $0.00.
 UNKNOWN_USAGE = "—"
@@ -346,12 +354,18 @@ def _other_body(node: Node, ctx: EntryLookups) -> str:
 
 def entry_html(node: Node, ctx: EntryLookups) -> Markup:
     """One entry: an <article> with its head (or a marker line) and its body."""
+    out: list[str] = []
+    entry_into(out, node, ctx)
+    return Markup("".join(out))
+
+
+def entry_into(out: list[str], node: Node, ctx: EntryLookups) -> None:
+    """entry_html(), added to out in pieces: a page joins a chunk of entries once (see _parts_body)."""
     label = ctx.labels.get(node.id)
-    out = [_opening(node, ctx, label)]
+    out.append(_opening(node, ctx, label))
     if node.kind in MARKER_KINDS:
         out += (_marker(node, ctx, label), "</article>")
     else:
         out += (_head(node, ctx, label), '<div class="entry-body">\n')
         _body(node, ctx, out)
         out.append("</div>\n</article>")
-    return Markup("".join(out))

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from operator import is_
 from pathlib import Path
 
 import orjson
@@ -21,7 +22,7 @@ from sitegen.render.attachments import ArtifactBudget, AttachmentViews, External
 from sitegen.render.base.fragments import FragmentStore
 from sitegen.render.base.text import break_long_words, fold_text, html_escape, human_size
 from sitegen.render.cards import folded, images, tool_card
-from sitegen.render.entries import UNKNOWN_USAGE, entry_html, format_time, format_tokens
+from sitegen.render.entries import UNKNOWN_USAGE, entry_html, entry_into, format_time, format_tokens
 from sitegen.render.first_screen import first_screen_nodes
 from sitegen.render.header import header_facts
 from sitegen.render.highlight.pygments_html import Highlighter, lexer_name_for_path
@@ -326,8 +327,13 @@ class PageRenderer:
                 # never across a yield: a caller that stops reading must not leave it off.
                 try:
                     with collector_paused():
-                        entries = [f"{entry_html(node, ctx)}\n" for node in part[start:end] if node.id not in paired]
-                    html = _html_bytes(break_long_words("".join(entries)))
+                        # The chunk's pieces in one list, joined once (not each entry's, then the chunk's).
+                        pieces: list[str] = []
+                        for node in part[start:end]:
+                            if node.id not in paired:
+                                entry_into(pieces, node, ctx)
+                                pieces.append("\n")
+                    html = _html_bytes(break_long_words("".join(pieces)))
                 finally:
                     highlighter.later = False
                 yield _deferred(html, at + start) if deferred else html
@@ -399,7 +405,8 @@ class PageRenderer:
             leaf=transcript.default_leaf,
             facts=header_facts(transcript, file_totals),
             file_totals=file_totals,
-            path_totals=transcript.totals(path_nodes),
+            # A branch that is the whole file, in its order (most sessions), has the file's totals.
+            path_totals=file_totals if _same_nodes(path_nodes, transcript.nodes) else transcript.totals(path_nodes),
             styles=_inlined(PAGE_STYLES, styles, inline),
             theme_js=Markup(theme_js) if inline else None,
             scripts=_inlined(names, scripts, inline),
@@ -423,6 +430,11 @@ class PageRenderer:
             if isinstance(path := arguments.get(key), str)
         }
         self.highlighter.prepare({lexer_name_for_path(path) for path in paths} - {None})
+
+
+def _same_nodes(these: list[Node], those: list[Node]) -> bool:
+    """Whether two lists hold the same node objects in the same order (compared in C, by identity)."""
+    return len(these) == len(those) and all(map(is_, these, those))
 
 
 def _inlined(names: Sequence[str], texts: list[str], inline: bool) -> list[tuple[str, Markup | None]]:

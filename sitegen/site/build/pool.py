@@ -27,6 +27,8 @@ __all__ = ["WorkerPool", "death_reason", "forward_logged"]
 # How often a worker checks that the build that started it is still there (where the kernel cannot
 # be asked to end it with its parent, and in case its parent was a fork server).
 PARENT_CHECK_S = 0.2
+# The signals that stop a build (sitegen.cli.site.stopped_by_signals, and Ctrl-C).
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 # prctl(2): ask the kernel for a signal when the parent dies.
 _PR_SET_PDEATHSIG = 1
 # A session whose worker died is tried once more, in a fresh worker, before it becomes a problem.
@@ -88,6 +90,10 @@ def _die_with(build_pid: int, forked_by_build: bool) -> None:
 def _serve(conn: Connection, build_pid: int, forked_by_build: bool, journal: str | None) -> None:
     """A worker's life: render the jobs it is sent, one at a time, until told to stop; within a
     rebuild that can be undone, its writes keep what they replace in the same journal."""
+    # Ctrl-C reaches the whole process group: the build stops its workers itself. Ignored before the
+    # stop signals are let in (the build held them while it forked us), so one that came meanwhile is dropped.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     _die_with(build_pid, forked_by_build)
     if journal is not None:
         with Journal(Path(journal)).active():
@@ -97,8 +103,6 @@ def _serve(conn: Connection, build_pid: int, forked_by_build: bool, journal: str
 
 
 def _render_jobs(conn: Connection) -> None:
-    # Ctrl-C reaches the whole process group: the build stops its workers itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from sitegen.site.build.worker import render_job
     from sitegen.site.state.lock import close_inherited_locks
 
@@ -186,17 +190,26 @@ class WorkerPool:
 
     def _start(self) -> _Worker:
         ours, theirs = self.context.Pipe()
+        forks = self.context.get_start_method() == "fork"
         process = self.context.Process(  # type: ignore[attr-defined]
             target=_serve,
             # A fork server's children are not the build's own: their parent is the server.
-            args=(theirs, os.getpid(), self.context.get_start_method() == "fork", self.journal),
+            args=(theirs, os.getpid(), forks, self.journal),
             name="sitegen-worker",
             daemon=True,
         )
-        process.start()
-        theirs.close()  # so the worker's end closes with the worker, and later workers do not hold it
-        worker = _Worker(process, ours)
-        self.workers.append(worker)
+        # A stop signal landing during a fork would be raised inside Python's at-fork hooks, which
+        # print and drop it (the build went on); held until the worker is counted, it stops the build
+        # here, and leaving the pool kills this worker with the others. Only where this process forks:
+        # a fork server started now would keep them held, and so would all it forks later.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS if forks else ())
+        try:
+            process.start()
+            theirs.close()  # so the worker's end closes with the worker, and later workers do not hold it
+            worker = _Worker(process, ours)
+            self.workers.append(worker)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return worker
 
     def _retire(self, worker: _Worker) -> int | None:

@@ -137,6 +137,8 @@ def render_sessions(
             with contextlib.suppress(Exception):
                 finished.save()
         raise
+    finally:
+        site.checkpoints.done()
 
 
 def worker_count(config: BuildConfig) -> int:

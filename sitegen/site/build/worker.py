@@ -6,6 +6,7 @@ import hashlib
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import fields
 from datetime import UTC, datetime
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
@@ -87,9 +88,12 @@ def _templates_hash() -> str:
     return folder_hash(resource_dir("templates"))
 
 
-def _subagent_inputs(job: RenderJob, sidecar: Path, options: PageOptions) -> str | None:
+def _subagent_inputs(job: RenderJob, sidecar: Path, options: PageOptions, shared: dict[int, str]) -> str | None:
     """A digest of what a subagent page is made from: its file, the folder of its own artifacts,
-    the page's links (options) and the code and templates that render it; None if unreadable."""
+    the page's links (options) and the code and templates that render it; None if unreadable.
+    `shared` holds the text of the options' values every subagent page of the session shares (the
+    map of their URLs, the assets'), by id: made once, not once per page (a session of 1,686
+    subagents wrote 1,686 entries of that map into each of its 1,686 digests)."""
     try:
         stat = sidecar.stat()
     except OSError:
@@ -98,8 +102,21 @@ def _subagent_inputs(job: RenderJob, sidecar: Path, options: PageOptions) -> str
         folder = sidecar.with_suffix("").stat().st_mtime_ns
     except OSError:
         folder = 0
-    parts = (__version__, _templates_hash(), stat.st_size, stat.st_mtime_ns, folder, job.default_agent_dirs, options)
-    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    parts = (__version__, _templates_hash(), stat.st_size, stat.st_mtime_ns, folder, job.default_agent_dirs)
+    # repr((*parts, options)), with the options' text as their dataclass repr writes it.
+    text = f"{repr(parts)[:-1]}, {_options_repr(options, shared)})"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _options_repr(options: PageOptions, shared: dict[int, str]) -> str:
+    """repr(options), with the text of a value found in `shared` (by id) taken from there."""
+    pieces = []
+    for option in fields(options):
+        if option.repr:
+            value = getattr(options, option.name)
+            text = shared.get(id(value))
+            pieces.append(f"{option.name}={repr(value) if text is None else text}")
+    return f"{type(options).__qualname__}({', '.join(pieces)})"
 
 
 @lru_cache(maxsize=64)
@@ -225,16 +242,24 @@ def _render_subagents(job: RenderJob, transcript: Transcript, outcome: RenderOut
         pages[sidecar.qualified_id] = page
         # agent:// URLs name a top-level output by its plain id.
         pages.setdefault(sidecar.id, page)
+    if not sidecars:
+        return pages
     fragments = _fragments()
     naming = _agent_results(transcript)
+    # Every subagent page is in the same folder (stem): they link to the assets and to each other by
+    # the same URLs, made once, not once per page (which was quadratic in the subagents).
+    first = pages[sidecars[0].qualified_id]
+    urls = {aid: relative_url(first, p) for aid, p in pages.items()}
+    assets = _options(job, first).asset_urls
+    shared = {id(urls): repr(urls), id(assets): repr(assets)}
     for sidecar in sidecars:
         page = pages[sidecar.qualified_id]
         options = _options(job, page)
         back = relative_url(page, job.page) + _call_anchor(naming, sidecar.id)
         options.parent_link = (f"Started by the task call in {shorten(transcript.display_title, 60)}", back)
-        options.subagent_urls = {aid: relative_url(page, p) for aid, p in pages.items()}
+        options.asset_urls, options.subagent_urls = assets, urls
         # A session that grew renders its own page again, not its subagents' unchanged transcripts.
-        inputs = _subagent_inputs(job, sidecar.path, options)
+        inputs = _subagent_inputs(job, sidecar.path, options, shared)
         stored_key = _SUBAGENT_INPUTS + sidecar.qualified_id
         search_key = subagent_search_key(job.key, sidecar.qualified_id)
         kept = (site_dir / page).is_file() and has_search_entries(site_dir, search_key)

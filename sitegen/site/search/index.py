@@ -138,25 +138,43 @@ def argument_values(value: Any, depth: int = 0) -> Iterator[str]:
     """The strings and numbers inside tool-call arguments; keys are the same in every call and add nothing."""
     if isinstance(value, str):
         yield value
-    elif isinstance(value, dict) and depth < 8:
-        for item in value.values():
-            yield from argument_values(item, depth + 1)
-    elif isinstance(value, list) and depth < 8:
-        for item in value:
-            yield from argument_values(item, depth + 1)
+    elif isinstance(value, dict | list) and depth < 8:
+        for item in value.values() if isinstance(value, dict) else value:
+            if isinstance(item, str):  # most arguments are: no generator of their own
+                yield item
+            else:
+                yield from argument_values(item, depth + 1)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
 
 
 def _clean(text: str) -> str:
+    """Text as a result shows it: without terminal escapes, control characters and bidirectional
+    overrides made visible, lone surrogates as U+FFFD."""
+    if text.isprintable():
+        # None of those is printable (escapes and controls are Cc, overrides Cf, surrogates Cs), and
+        # this check is a tenth of visible()'s regex on text that is not ASCII.
+        return text
     text = _ANSI.sub("", text) if "\x1b" in text else text
     text = visible(text)  # no control character or bidi override reaches a result raw
+    return _paired(text)
+
+
+def _paired(text: str) -> str:
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: orjson refuses them, browsers show U+FFFD
             text = _SURROGATE.sub("\ufffd", text)
     return text
+
+
+def _indexable(text: str) -> str:
+    """All of an entry's text for the index: as _clean makes it, but for ASCII text control characters
+    are left as they are, which FTS5 (and the specification) take for word separators as they do the
+    U+FFFD visible() makes of them; no pass over the megabytes of ASCII output to find them."""
+    text = _ANSI.sub("", text) if "\x1b" in text else text
+    return text if text.isascii() else _paired(visible(text))
 
 
 def _clip(pieces: Iterable[str], limit: int) -> str:
@@ -182,7 +200,11 @@ def _head_tail(text: str, limit: int) -> str:
         return _clean(words[:limit])
     tail_size = int(limit * TAIL_SHARE)
     tail = " ".join(text[-tail_size * 2 :].split())[-tail_size:]
-    return _clean(f"{words[: limit - tail_size - 3]} … {tail}")
+    head = words[: limit - tail_size - 3]
+    if "\x1b" in head or "\x1b" in tail:  # an escape begun in the head may run on into the tail
+        return _clean(f"{head} … {tail}")
+    # Cleaned apart: the ellipsis would take each ASCII half off _clean's quick way.
+    return f"{_clean(head)} … {_clean(tail)}"
 
 
 def _texts(node: Node, kind: str) -> list[str]:
@@ -193,13 +215,17 @@ def _entry(node: Node, kind: str, label: str, pieces: list[str], ends: bool = Fa
     """The entry's snippet (its start, or with ends its start and end, cut to the kind's limit) and,
     when that had to be cut, all of its text for the index."""
     limit = TEXT_LIMITS[kind]
+    cut = sum(map(len, pieces)) + len(pieces) > limit
     if ends:
         text = _head_tail("\n".join(pieces), limit)
-    else:
+    elif cut:
         text = _clip(pieces, limit)
+    else:  # what _clip gives when nothing is cut, in one pass over the words
+        text = _clean(" ".join(" ".join(pieces).split()))
     # Only the index reads terms (the snippet files keep text): where nothing can have been cut, text will do.
-    terms = _clean(" ".join(pieces)) if sum(len(piece) + 1 for piece in pieces) > limit else ""
-    return SearchEntry(node.id, kind, visible(label[:LABEL_LIMIT]), text, terms)
+    terms = _indexable(" ".join(pieces)) if cut else ""
+    label = label[:LABEL_LIMIT]
+    return SearchEntry(node.id, kind, label if label.isprintable() else visible(label), text, terms)
 
 
 def _entry_of(node: Node) -> SearchEntry | None:

@@ -96,4 +96,9 @@ def export_prompt_terms(site_dir: Path, places: Sequence[tuple[str, str | None]]
         (own, (place * stride, name)) if key is None else (searched, (place * stride, key))
         for place, (name, key) in enumerate(places)
     ]
-    return export_terms(db, site_dir, fills)
+
+    def fill(db: sqlite3.Connection) -> None:
+        for statement, parameters in fills:
+            db.execute(statement, parameters)
+
+    return export_terms(db, site_dir, fill)

@@ -252,9 +252,11 @@ class SiteManifest:
             unnamed=dict(data.get("unnamed", {})),
         )
 
-    def save(self, site_dir: Path) -> None:
+    def save(self, site_dir: Path, encoded: dict[str, tuple[ManifestEntry, bytes]] | None = None) -> None:
         """Written as it is made, an entry at a time (the bytes orjson gives the whole, and their digest):
-        made whole first, at 2,000 sessions the manifest's text was another 56 MB of the build's peak."""
+        made whole first, at 2,000 sessions the manifest's text was another 56 MB of the build's peak.
+        `encoded` keeps each entry's bytes from one save to the next of manifests with the same stamp
+        (a build's checkpoints): an entry that is the same object as last time is not encoded again."""
         path = site_dir / MANIFEST_PATH
         digest = _digest_start()
         # Renamed into place but not synced, like the pages it describes: a manifest that survived a
@@ -269,8 +271,15 @@ class SiteManifest:
             head = {"format": FORMAT, "version": self.version, "templates": self.templates, "static": self.static}
             put(orjson.dumps(head)[:-1] + b',"sessions":{')
             for number, key in enumerate(sorted(self.sessions)):
-                entry = orjson.dumps(self._entry_json(self.sessions[key]), default=_tuple_as_list)
-                put(b"," * (number > 0) + orjson.dumps(key) + b":" + entry)
+                entry = self.sessions[key]
+                kept = encoded.get(key) if encoded is not None else None
+                if kept is not None and kept[0] is entry:
+                    text = kept[1]
+                else:
+                    text = orjson.dumps(key) + b":" + orjson.dumps(self._entry_json(entry), default=_tuple_as_list)
+                    if encoded is not None:
+                        encoded[key] = (entry, text)
+                put(b"," * (number > 0) + text)
             tail = {
                 "projects": {k: self.projects[k] for k in sorted(self.projects)},
                 "complete": self.complete,
