@@ -83,6 +83,11 @@ def test_workers_end_when_the_build_raises(tmp_path: Path) -> None:
     assert pids and all_gone(pids)
 
 
+def _run_script(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A Python script in a fresh interpreter, its output as text."""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
 # A stop signal that arrives while a worker is being forked, here from inside the fork itself (Python's
 # at-fork hooks, where logging releases its locks): the pool must still stop, and leave no worker behind.
 _STOP_DURING_FORK = """
@@ -102,9 +107,7 @@ except Stopped:
 
 
 def test_a_stop_during_a_fork_is_not_lost(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _STOP_DURING_FORK], capture_output=True, text=True, timeout=60, cwd=tmp_path
-    )
+    done = _run_script(_STOP_DURING_FORK, tmp_path)
     assert done.stdout == "stopped\n", done.stdout + done.stderr
     assert "Exception ignored" not in done.stderr, done.stderr
 
@@ -126,9 +129,7 @@ with WorkerPool(1, multiprocessing.get_context("fork")) as pool:
 
 
 def test_a_ctrl_c_during_a_fork_does_not_raise_in_the_worker(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _CTRL_C_IN_FORK], capture_output=True, text=True, timeout=60, cwd=tmp_path
-    )
+    done = _run_script(_CTRL_C_IN_FORK, tmp_path)
     assert done.stdout == "worker exit 0\n", done.stdout + done.stderr
     assert "KeyboardInterrupt" not in done.stderr, done.stderr
 
