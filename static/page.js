@@ -143,117 +143,7 @@ window.sitegen = window.sitegen || {};
 
   // ---- Navigation: tree clicks, deep links and the back button ----
 
-  var scrollJob = 0;
-
-  // Entries skip rendering while off screen (content-visibility), so their real heights only
-  // appear once drawn and a first jump can land short: repeat it for a few frames until it holds.
-  // Entries drawn for the first time on the way change the distance again: keep at it until two frames
-  // in a row find the target in place (or a second has passed).
-  // Any other jump (a tree click, find, a restore after a live reload) ends the hold of a deep link,
-  // and so does a scroll that is not ours (a script's, or the scroll bar's). The browser's own scroll
-  // that keeps what is in view in place while entries above get their real heights (scroll anchoring)
-  // leaves our target where we put it: that one is ours.
-  var holdEnded = false;
-  var ownScrollY = -1; // where our last scroll left the page; -1 once a scroll not ours has moved it
-  var placing = null; // how far what our last scroll put in place is from its place
-  var placedAt = 0; // and how far it was when we left it
-  var moves = 0; // jumps and scrolls not ours so far: what moves the page other than a jump settling
-  var readerInputs = 0; // the reader's wheel, touch, key and mouse presses so far
-
-  // Checked as each scroll event comes, a frame after the scroll, and when asked in between.
-  function checkScroll() {
-    if (ownScrollY < 0 || Math.abs(window.scrollY - ownScrollY) <= 2) {
-      return;
-    }
-    if (placing && Math.abs(placing() - placedAt) < 2) {
-      ownScrollY = window.scrollY;
-    } else {
-      holdEnded = true;
-      moves++;
-      ownScrollY = -1;
-    }
-  }
-  window.addEventListener("scroll", checkScroll, { passive: true });
-
-  function scrollSettled(distance, holding) {
-    if (!holding) {
-      holdEnded = true;
-      moves++;
-    }
-    var job = ++scrollJob;
-    var frames = 0;
-    var still = 0;
-    var inputs = readerInputs;
-    function step() {
-      // A later jump took over, or the reader scrolled, typed or clicked during a hold: theirs now.
-      if (job !== scrollJob || (holding && readerInputs !== inputs)) {
-        return;
-      }
-      var delta = distance();
-      var before = window.scrollY;
-      if (Math.abs(delta) >= 2) {
-        window.scrollBy(0, delta);
-        // At the top or the bottom of the page the target cannot come closer: that is in place too.
-        still = window.scrollY === before ? still + 1 : 0;
-      } else {
-        still++;
-      }
-      // Where the page is now is ours even when we did not scroll: the browser may have moved it to
-      // keep the target in place, and its scroll event, one frame on, must not end the hold.
-      ownScrollY = window.scrollY;
-      placing = distance;
-      placedAt = delta - (window.scrollY - before);
-      if (still < 2 && ++frames < 60) {
-        window.requestAnimationFrame(step);
-      }
-    }
-    step();
-  }
-
-  function scrollToElement(element, holding) {
-    var margin = parseFloat(window.getComputedStyle(element).scrollMarginTop) || 0;
-    scrollSettled(function () {
-      return element.getBoundingClientRect().top - margin;
-    }, holding);
-  }
-
-  // Entries above a jump's target get their real heights as they are drawn, some after the jump has
-  // settled, which moves the target: for a while after landing, each change in the conversation's size
-  // lands on it again, until the reader scrolls, types or clicks, or jumps elsewhere.
-  var held = null;
-  var heldUntil = 0;
-  var userMoved = false; // since the page opened
-  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (type) {
-    window.addEventListener(
-      type,
-      function () {
-        holdEnded = true;
-        userMoved = true;
-        readerInputs++;
-      },
-      { passive: true, capture: true }
-    );
-  });
-  if (conversation && typeof ResizeObserver === "function") {
-    new ResizeObserver(function () {
-      if (held && !holdEnded && Date.now() < heldUntil && held.isConnected) {
-        scrollToElement(held, true);
-      } else {
-        held = null;
-      }
-    }).observe(conversation);
-  }
-
-  function land(element, milliseconds) {
-    held = element;
-    heldUntil = Date.now() + milliseconds;
-    holdEnded = false;
-    moves++;
-    // Where the page is counts as ours even when landing needs no scroll, so that a scroll bar drag
-    // (no mousedown in some browsers) ends the hold too.
-    ownScrollY = window.scrollY;
-    scrollToElement(element, true);
-  }
+  var landing = window.sitegen.landing;
 
   // What a jump lands on: a tool's result is shown inside its call, so the call's card is the target.
   function landingOf(entry) {
@@ -277,7 +167,7 @@ window.sitegen = window.sitegen || {};
     if (!entry.getClientRects().length) {
       setFilter("all");
     }
-    land(landingOf(entry), 1500);
+    landing.land(landingOf(entry), 1500);
   }
 
   // Open a branch at a given entry: show the path to leaf, then scroll to where the branch starts.
@@ -292,7 +182,7 @@ window.sitegen = window.sitegen || {};
       if (!entry.getClientRects().length) {
         setFilter("all");
       }
-      land(landingOf(entry), 1500);
+      landing.land(landingOf(entry), 1500);
     }
   }
 
@@ -558,8 +448,8 @@ window.sitegen = window.sitegen || {};
   // The page's core, for the feature modules.
   window.sitegen.page = {
     copyText: copyText,
-    scrollSettled: scrollSettled,
-    scrollToElement: scrollToElement,
+    scrollSettled: landing.scrollSettled,
+    scrollToElement: landing.scrollToElement,
     entryById: entryById,
     parentOf: parentOf,
     rowById: rowById,
@@ -583,16 +473,8 @@ window.sitegen = window.sitegen || {};
     entryInView: function () {
       return inView || entryInView();
     },
-    // Whether the reader has scrolled, typed or clicked since the page opened.
-    readerMoved: function () {
-      return userMoved;
-    },
-    // How many times so far something other than a jump settling moved the page: jumps, find, the
-    // reader's scrolls (the scroll bar's too, which sends no event of its own), a script's.
-    moves: function () {
-      checkScroll();
-      return moves;
-    },
+    readerMoved: landing.readerMoved,
+    moves: landing.moves,
   };
 
   // ---- Start: a deep link opens the path through its entry ----
@@ -601,7 +483,7 @@ window.sitegen = window.sitegen || {};
   function openInitial() {
     openEntry(initial, true, false);
     // A first load draws the most entries: hold a deep link's target longer.
-    heldUntil = Date.now() + 3000;
+    landing.holdFor(3000);
   }
   if (initial !== null) {
     // Once every module's script has run, so that each hears sitegen:open (the tree marks the row).
@@ -613,8 +495,8 @@ window.sitegen = window.sitegen || {};
     // At load the browser jumps to the fragment again, measured before entries are drawn: redo ours.
     window.addEventListener("load", function () {
       var entry = entryById.get(initial);
-      if (entry && !userMoved && !holdEnded && idFromHash() === initial) {
-        scrollToElement(landingOf(entry), true);
+      if (entry && !landing.readerMoved() && landing.holding() && idFromHash() === initial) {
+        landing.scrollToElement(landingOf(entry), true);
       }
     });
   }

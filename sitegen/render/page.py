@@ -79,6 +79,7 @@ PAGE_SCRIPTS = (
     "keys.js",
     "chunks.js",
     "highlight.js",
+    "landing.js",
     "page.js",
     "copy.js",
     "folds.js",
