@@ -162,6 +162,54 @@ def test_a_fork_server_started_by_the_pool_holds_no_stop_signal(tmp_path: Path) 
     assert done.stdout == "[] []\n", done.stdout + done.stderr
 
 
+# A worker that dies is replaced while the build runs other threads (watch's early pages start theirs
+# once the first workers are up): the new one must not be forked from a process with threads, where it
+# could inherit a lock one of them held. Here the first worker, forked before any thread, is killed by
+# its job; the job is tried again in a worker from a fork server, which renders it.
+_RESPAWN_WITH_THREADS = """
+import multiprocessing, os, signal, sys, threading, time
+import sitegen.site.build.worker as worker
+from pathlib import Path
+from sitegen.site.build.assets import publish_assets
+from sitegen.site.build.pool import WorkerPool
+from sitegen.site.state.jobs import RenderJob
+
+BUILD = os.getpid()
+real = worker.render_job
+
+def render_job(job):
+    if os.getpid() != BUILD:  # only a forked worker has this patch: one from a fork server renders
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(job)
+
+worker.render_job = render_job
+
+if __name__ == "__main__":
+    session, site = sys.argv[1:]
+    assets = publish_assets(Path(site))
+    job = RenderJob(session, "pi", "s-1", "alpha", "sessions/alpha/s-1.html", site, assets)
+    with WorkerPool(1, multiprocessing.get_context("fork")) as pool:
+        pool.start()
+        first = type(pool.workers[0].process).__name__
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        outcomes = list(pool.run([job]))
+        second = type(pool.workers[0].process).__name__
+    print(first, second, [o.problem for o in outcomes], flush=True)
+"""
+
+
+def test_a_worker_replaced_while_threads_run_comes_from_a_fork_server(tmp_path: Path) -> None:
+    from site_helpers import make_session
+
+    session = make_session(tmp_path / "agent", "/work/alpha", "s-1", "ZZ_RESPAWN_ZZ")
+    script = tmp_path / "respawn.py"
+    script.write_text(_RESPAWN_WITH_THREADS)
+    command = [sys.executable, str(script), str(session), str(tmp_path / "site")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.stdout == "ForkProcess ForkServerProcess [None]\n", done.stdout + done.stderr
+    assert "ZZ_RESPAWN_ZZ" in (tmp_path / "site" / "sessions" / "alpha" / "s-1.html").read_text()
+
+
 def _copy_tree(source: Path, target: Path) -> None:
     import shutil
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing
 import os
 import signal
 import sys
@@ -189,9 +190,10 @@ class WorkerPool:
             self._start()
 
     def _start(self) -> _Worker:
-        ours, theirs = self.context.Pipe()
-        forks = self.context.get_start_method() == "fork"
-        process = self.context.Process(  # type: ignore[attr-defined]
+        context = self._context_now()
+        ours, theirs = context.Pipe()
+        forks = context.get_start_method() == "fork"
+        process = context.Process(  # type: ignore[attr-defined]
             target=_serve,
             # A fork server's children are not the build's own: their parent is the server.
             args=(theirs, os.getpid(), forks, self.journal),
@@ -211,6 +213,15 @@ class WorkerPool:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return worker
+
+    def _context_now(self) -> BaseContext:
+        """How to start a worker now: fork is given up for a fork server once this process runs other
+        threads (a watch serves its first pages from threads once the first workers are up). A child
+        forked then could inherit a lock one of them held, and hang on it; a worker started in place
+        of one that died comes from a fork server then, as do all after it."""
+        if self.context.get_start_method() == "fork" and threading.active_count() > 1:
+            self.context = multiprocessing.get_context("forkserver")
+        return self.context
 
     def _retire(self, worker: _Worker) -> int | None:
         """Forget a dead worker; its exit code."""
