@@ -68,6 +68,7 @@ PAGE_STYLES = (
     "theme.css",
     "page.css",
     "conversation.css",
+    "tools.css",
     "views.css",
     "sidebar.css",
     "highlight.css",
