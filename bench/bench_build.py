@@ -444,13 +444,14 @@ def _main(argv: Sequence[str] | None) -> int:
         pi_transcript = pi_transcript_command(args.pi_transcript_bin)
         if not pi_transcript:
             raise SystemExit("pi-transcript not found: pass --pi-transcript-bin")
-        corpora = [
-            (name, ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
-            for name, plain in (("team", False), ("plain", True))
-            if name in args.corpora.split(",")
-        ]
-        if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy)
+        if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy), no corpus generated
             corpora = [("agent", args.agent)]
+        else:
+            corpora = [
+                (name, ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
+                for name, plain in (("team", False), ("plain", True))
+                if name in args.corpora.split(",")
+            ]
         baseline = [args.baseline_bin] if args.baseline_bin else None
         cold_only(corpora, sitegen_command(args.sitegen_bin), pi_transcript, args.jobs, args.runs, baseline)
         return 0
