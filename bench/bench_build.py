@@ -15,10 +15,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
+from agent_sessions import append_entry, ensure_corpus, page_shows, session_files
 from bench_export import (
     MB,
     Measured,
@@ -27,13 +26,15 @@ from bench_export import (
     run_measured,
     sitegen_command,
 )
+from cold_builds import GOAL_COLD_RATIO, cold_only
+from output_folders import OUT, ROOT, emptied, empty_trash, tree_bytes
+from step_series import Series, goal_verdict, rendered_count, summary_line
 from watch_cold import ColdWatch, best_cold, cold_watch_rows, measure_cold_watch, set_activity_mtimes, stop_watch
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-OUT = HERE / "out"
-# The issue's goals.
-GOAL_COLD_RATIO = 1.0  # of pi-transcript's time (issue 19)
+# bench_against.py imports the corpus and session helpers from here.
+__all__ = ["OUT", "ROOT", "append_entry", "ensure_corpus", "main", "page_shows", "rendered_count", "session_files"]
+
+# The issue's goals (the cold build's, against pi-transcript: cold_builds.GOAL_COLD_RATIO).
 GOAL_PEAK_MB = 300.0
 GOAL_NOOP_S = 0.2
 GOAL_CHANGED_S = 0.3
@@ -43,162 +44,10 @@ EVENTS_URL = "/__sitegen__/events"
 WATCH_SAMPLES = 5
 WATCH_TIMEOUT_S = 20.0
 WATCH_START_TIMEOUT_S = 600.0
-# Where a run's output goes when the next run needs its folder empty (emptied below).
-TRASH = OUT / "build" / "trash"
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Output folders.
-
-
-def emptied(folder: Path) -> Path:
-    """folder, made empty for the next run by moving the last run's output aside instead of deleting
-    it. On an ext4 file system without a journal (this machine's), every file created within a few
-    minutes of many deletions makes the kernel step over the deleted inodes one by one (ext4's
-    recently_deleted check when it picks an inode): a cold build right after deleting the last one's
-    3,580 files spent 3.5-4.0 s in the kernel instead of 1.1 s, 17 % of its CPU samples in that check
-    (perf). Journaled ext4, what users have, skips the check. The outputs go at the end (empty_trash)."""
-    if folder.exists():
-        TRASH.mkdir(parents=True, exist_ok=True)
-        folder.rename(TRASH / f"{folder.name}-{time.monotonic_ns()}")
-    return folder
-
-
-def empty_trash() -> None:
-    """The outputs moved aside by emptied, deleted once every run is timed."""
-    if TRASH.exists():
-        shutil.rmtree(TRASH, ignore_errors=True)
-        print("removed the runs' outputs: on a file system without a journal, give the next run a few minutes")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The corpus.
-
-
-def ensure_corpus(sessions: int, total_mb: float, seed: int, one_mb: float | None, plain: bool = False) -> Path:
-    """The generated agent dir under bench/out, written once (the generator is deterministic); plain:
-    pi's own sessions only, which pi-transcript reads whole (corpus.py --plain)."""
-    from corpus import write_corpus
-
-    name = f"corpus-{sessions}x{total_mb:g}mb-s{seed}" + (f"-one{one_mb:g}mb" if one_mb else "")
-    name += "-plain" if plain else ""
-    agent = OUT / name
-    done = agent / ".complete"
-    if done.exists():
-        print(f"reusing {agent.relative_to(ROOT)}")
-        return agent
-    shutil.rmtree(agent, ignore_errors=True)
-    started = time.perf_counter()
-    write_corpus(agent, sessions=sessions, total_mb=total_mb, seed=seed, one_session_mb=one_mb, plain=plain)
-    done.write_text("")
-    print(f"generated {agent.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s")
-    return agent
-
-
-def session_files(agent: Path) -> list[Path]:
-    """The sessions proper: *.jsonl directly in each project folder (sidecars sit one level deeper)."""
-    return sorted((agent / "sessions").glob("*/*.jsonl"))
-
-
-def tree_bytes(path: Path) -> int:
-    if not path.exists():
-        return 0
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
-def last_line(path: Path) -> bytes:
-    """The file's last non-empty line, read backwards in chunks (a line can hold megabytes of output)."""
-    size = path.stat().st_size
-    chunk = 1 << 16
-    with open(path, "rb") as handle:
-        while True:
-            start = max(0, size - chunk)
-            handle.seek(start)
-            tail = handle.read().rstrip(b"\n")
-            if b"\n" in tail or start == 0:
-                return tail.rsplit(b"\n", 1)[-1]
-            chunk *= 4
-
-
-def append_entry(session: Path, token: str) -> None:
-    """Append one valid v3 user message, a child of the last entry, as one write (as an agent does)."""
-    last = orjson.loads(last_line(session))
-    entry_id = os.urandom(4).hex()
-    millis = int(time.time() * 1000)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millis // 1000)) + f".{millis % 1000:03d}Z"
-    record = {
-        "type": "message",
-        "id": entry_id,
-        "parentId": last.get("id"),
-        "timestamp": stamp,
-        "message": {
-            "role": "user",
-            "content": [{"type": "text", "text": f"one more thing {token}"}],
-            "timestamp": millis,
-        },
-    }
-    with open(session, "ab") as handle:
-        handle.write(orjson.dumps(record) + b"\n")
-
-
-def page_of(site: Path, session: Path) -> Path | None:
-    found = sorted(site.glob(f"sessions/*/{session.stem}.html"))
-    return found[0] if found else None
-
-
-def page_shows(site: Path, session: Path, token: str) -> bool:
-    page = page_of(site, session)
-    return page is not None and token.encode() in page.read_bytes()
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Measuring.
-
-
-@dataclass(slots=True)
-class Series:
-    """Every run of one step; the table shows the best."""
-
-    runs: list[Measured] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, run: Measured, note: str = "") -> None:
-        self.runs.append(run)
-        if note:
-            self.notes.append(note)
-
-    @property
-    def ok(self) -> list[Measured]:
-        return [r for r in self.runs if r.returncode == 0]
-
-    def best(self, attribute: str) -> float:
-        """The lowest value over the successful runs (NaN when none succeeded)."""
-        return float(min((getattr(r, attribute) for r in self.ok), default=float("nan")))
-
-    def failure(self) -> str:
-        bad = [r for r in self.runs if r.returncode != 0]
-        if not bad:
-            return ""
-        lines = (bad[-1].stderr.strip() or bad[-1].stdout.strip()).splitlines()
-        return f"exit {bad[-1].returncode}: {lines[-1][:160] if lines else ''}"
-
-
-def summary_line(run: Measured) -> str:
-    """sitegen build's last line ("Built …: N sessions, N rendered, …"), for the log."""
-    lines = [line for line in run.stdout.splitlines() if line.strip()]
-    return lines[-1].strip() if lines else ""
-
-
-def rendered_count(run: Measured) -> int | None:
-    """How many sessions the build rendered, from its summary ("…, N rendered, …"; up to date: 0)."""
-    line = summary_line(run)
-    if "up to date" in line:
-        return 0
-    for part in line.split(","):
-        words = part.split()
-        if len(words) == 2 and words[1] == "rendered" and words[0].isdigit():
-            return int(words[0])
-    return None
+# One round of builds.
 
 
 class Bench:
@@ -390,14 +239,6 @@ def measure_watch(bench: Bench, samples: int) -> tuple[list[float], str]:
 # Reporting.
 
 
-def _verdict(value: float | None, goal: float | None) -> str:
-    if value is None:
-        return "n/a"
-    if goal is None:
-        return ""
-    return "ok" if value <= goal else "MISS"
-
-
 def print_rows(rows: list[tuple[str, str, str, str]]) -> None:
     print(f"\n{'measure':<36} {'value':>12} {'goal':>12}  verdict")
     for label, value, goal, verdict in rows:
@@ -452,7 +293,7 @@ def report(
     rows: list[tuple[str, str, str, str]] = []
 
     def row(label: str, value: float | None, shown: Callable[[float], str], goal: float | None, goal_text: str) -> None:
-        rows.append((label, "n/a" if value is None else shown(value), goal_text, _verdict(value, goal)))
+        rows.append((label, "n/a" if value is None else shown(value), goal_text, goal_verdict(value, goal)))
 
     seconds = lambda v: f"{v:.2f} s"  # noqa: E731 - a one-line formatter
     cold, pt = best("cold build"), best("pi-transcript --all")
@@ -503,103 +344,7 @@ def report(
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Cold builds only, on several corpora.
-
-
-def pi_transcript_run(pi_transcript: list[str], agent: Path, out: Path, *, sample: bool) -> Measured:
-    """`pi-transcript --all` over agent's sessions (it reads only ~/.pi/agent/sessions: a temp HOME links there)."""
-    emptied(out)
-    with tempfile.TemporaryDirectory(prefix="bench-build-pt-home-") as tmp:
-        home = Path(tmp)
-        (home / ".pi" / "agent").mkdir(parents=True)
-        (home / ".pi" / "agent" / "sessions").symlink_to(agent.resolve() / "sessions")
-        command = [*pi_transcript, "--all", "-o", str(out), "--no-open"]
-        return run_measured(command, env=child_env(home), cwd=home, sample=sample)
-
-
-def cold_build_run(sitegen: list[str], agent: Path, site: Path, jobs: int, *, sample: bool) -> Measured:
-    """`sitegen build` on an empty site folder with a fresh HOME."""
-    emptied(site)
-    with tempfile.TemporaryDirectory(prefix="bench-build-home-") as tmp:
-        command = [*sitegen, "build", "--out", str(site), "--agent-dir", str(agent.resolve()), "--jobs", str(jobs)]
-        return run_measured(command, env=child_env(Path(tmp)), cwd=Path(tmp), sample=sample)
-
-
-BASELINE = "cold build (baseline)"
-
-
-def cold_only(
-    corpora: list[tuple[str, Path]],
-    sitegen: list[str],
-    pi_transcript: list[str],
-    jobs: int,
-    runs: int,
-    baseline: list[str] | None = None,
-) -> None:
-    """Cold builds and pi-transcript --all, turn about on each corpus: the first round polls memory,
-    the others time the tools without the polling's cost (with one round, its times are shown).
-    baseline: another sitegen CLI (an older checkout) whose cold build runs turn about with this one's."""
-    series: dict[tuple[str, str], Series] = {}
-    memory: dict[tuple[str, str], Measured] = {}
-    tools = ["cold build", *([BASELINE] if baseline else []), "pi-transcript --all"]
-    print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    for index in range(1, runs + 1):
-        sample = index == 1
-        for name, agent in corpora:
-            for tool in tools:
-                if tool == "pi-transcript --all":
-                    measured = pi_transcript_run(pi_transcript, agent, OUT / "build" / f"pt-{name}", sample=sample)
-                else:
-                    command = baseline if tool == BASELINE and baseline else sitegen
-                    measured = cold_build_run(command, agent, OUT / "build" / f"cold-{name}", jobs, sample=sample)
-                if sample:
-                    memory[name, tool] = measured
-                if not sample or runs == 1:
-                    series.setdefault((name, tool), Series()).add(measured)
-                failed = f"  FAILED: {measured.stderr.strip()[-300:]}" if measured.returncode else ""
-                print(
-                    f"  run {index}: {name:<6} {tool:<22} {measured.seconds:6.2f} s {measured.cpu:6.2f} CPU s"
-                    f"{' (memory polled)' if sample else ''}{failed}",
-                    flush=True,
-                )
-    print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print(f"\nbest of {runs - 1 if runs > 1 else 1} (times), memory from the first run; --jobs {jobs}")
-    header = f"{'seconds':>8} {'CPU s':>8} {'tree RSS MB':>12} {'tree PSS MB':>12} {'max proc MB':>12}"
-    print(f"{'corpus':<8} {'step':<22} {header}")
-    for name, _ in corpora:
-        for tool in tools:
-            best, peak = series[name, tool], memory[name, tool]
-            print(
-                f"{name:<8} {tool:<22} {best.best('seconds'):8.2f} {best.best('cpu'):8.2f} "
-                f"{peak.tree_peak / MB:12.0f} {peak.tree_pss / MB:12.0f} {peak.max_rss / MB:12.0f}"
-            )
-    # The share of the cores the build kept busy, CPU s / (cores x wall): steadier than wall on a
-    # shared machine, and what overlapping the build's stages moves. Ranges over the timed runs.
-    cores = os.cpu_count() or 1
-    print(f"\n{'corpus':<8} {'step':<22} {'wall s':>13} {'CPU s':>13} {f'busy of {cores} cores':>18}")
-    for name, _ in corpora:
-        for tool in tools:
-            ok = series[name, tool].ok
-            walls, cpus = [r.seconds for r in ok], [r.cpu for r in ok]
-            busy = [r.cpu / (cores * r.seconds) for r in ok if r.seconds]
-            print(f"{name:<8} {tool:<22} {_span(walls, '.2f'):>13} {_span(cpus, '.2f'):>13} {_span(busy, '.0%'):>18}")
-    goal = f"goal <= {GOAL_COLD_RATIO}x wall"
-    print(f"\n{'corpus':<8} {'sessions':>8} {'MB':>7} {'wall ratio':>11} {'CPU ratio':>10}  {goal}")
-    for name, agent in corpora:
-        files = session_files(agent)
-        size = sum(p.stat().st_size for p in files) / MB
-        ours, theirs = series[name, "cold build"], series[name, "pi-transcript --all"]
-        wall = ours.best("seconds") / theirs.best("seconds")
-        cpu = ours.best("cpu") / theirs.best("cpu")
-        print(f"{name:<8} {len(files):>8} {size:>7.1f} {wall:>10.2f}x {cpu:>9.2f}x  {_verdict(wall, GOAL_COLD_RATIO)}")
-
-
-def _span(values: list[float], spec: str) -> str:
-    """min-max of the values, as spec formats each ("-" for none)."""
-    if not values:
-        return "-"
-    low, high = min(values), max(values)
-    return f"{low:{spec}}" if format(low, spec) == format(high, spec) else f"{low:{spec}}-{high:{spec}}"
+# Watch on a cold site, one build under cProfile, the command line.
 
 
 def run_cold_watch(bench: Bench, run_index: int) -> ColdWatch:
@@ -699,13 +444,14 @@ def _main(argv: Sequence[str] | None) -> int:
         pi_transcript = pi_transcript_command(args.pi_transcript_bin)
         if not pi_transcript:
             raise SystemExit("pi-transcript not found: pass --pi-transcript-bin")
-        corpora = [
-            (name, ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
-            for name, plain in (("team", False), ("plain", True))
-            if name in args.corpora.split(",")
-        ]
-        if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy)
+        if args.agent:  # that agent dir alone (cold builds leave it as it is: no copy), no corpus generated
             corpora = [("agent", args.agent)]
+        else:
+            corpora = [
+                (name, ensure_corpus(args.sessions, args.total_mb, args.seed, args.one_session_mb, plain))
+                for name, plain in (("team", False), ("plain", True))
+                if name in args.corpora.split(",")
+            ]
         baseline = [args.baseline_bin] if args.baseline_bin else None
         cold_only(corpora, sitegen_command(args.sitegen_bin), pi_transcript, args.jobs, args.runs, baseline)
         return 0

@@ -170,7 +170,7 @@ def test_realistic_yaml_gives_pygments_html(name: str) -> None:
     _yaml_same_as_pygments(SAMPLES[name])
 
 
-# The lines the bench corpus writes YAML from (bench/corpus.py), and more of the same kind: in any order
+# The lines the bench corpus writes YAML from (bench/corpus_text.py), and more of the same kind: in any order
 # they make the indentation go up and down by steps that are not YAML's, with plain scalars run on.
 _YAML_LINES = [
     "{a}:",
