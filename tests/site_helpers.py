@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import orjson
 from sessions import SessionBuilder, text, tool_call
 
 from sitegen.site.build.pipeline import BuildConfig, BuildResult, build_site
@@ -28,6 +29,32 @@ def make_session(agent: Path, cwd: str, session_id: str, words: str, *, entries:
         b.user(f"u{index + 2}", f"{words} follow-up {index}")
     folder = agent / "sessions" / ("--" + cwd.strip("/").replace("/", "-") + "--")
     return b.write(folder / f"2026-01-01T00-00-00-000Z_{session_id}.jsonl")
+
+
+def make_agent(agent: Path) -> Path:
+    """An agent dir of three small sessions: two in project alpha, one in beta."""
+    make_session(agent, "/work/alpha", "alpha-1", "ZZ_ALPHA1_ZZ")
+    make_session(agent, "/work/alpha", "alpha-2", "ZZ_ALPHA2_ZZ")
+    make_session(agent, "/work/beta", "beta-1", "ZZ_BETA1_ZZ")
+    return agent
+
+
+def session_page(site: Path, session_id: str) -> Path:
+    """The page of the session of this id in a built site."""
+    return next(site.glob(f"sessions/*/*_{session_id}.html"))
+
+
+def append_user_line(path: Path, entry_id: str, parent: str) -> None:
+    """A user message appended to a session file, as an agent appends it; its text is ZZ_<entry_id>_ZZ."""
+    entry = {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-02-01T00:00:00.000Z",
+        "message": {"role": "user", "content": f"ZZ_{entry_id}_ZZ", "timestamp": 1},
+    }
+    with open(path, "ab") as handle:
+        handle.write(orjson.dumps(entry) + b"\n")
 
 
 def build(out: Path, agent: Path, **kwargs: object) -> BuildResult:

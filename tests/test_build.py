@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -13,12 +12,11 @@ from typing import Any
 
 import orjson
 import pytest
-from sessions import SessionBuilder, text, tool_call
-from site_helpers import build, crawl, make_session, page_text
+from sessions import SessionBuilder, text
+from site_helpers import build, crawl, make_agent, make_session, page_text, session_page
 from typer.testing import CliRunner
 
 from sitegen.cli import app
-from sitegen.site.search import store as search_store
 from sitegen.site.state.lock import LOCK_PATH
 from sitegen.site.state.manifest import MANIFEST_PATH
 
@@ -34,15 +32,7 @@ def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
 
 @pytest.fixture
 def agent(tmp_path: Path) -> Path:
-    agent = tmp_path / "agent"
-    make_session(agent, "/work/alpha", "alpha-1", "ZZ_ALPHA1_ZZ")
-    make_session(agent, "/work/alpha", "alpha-2", "ZZ_ALPHA2_ZZ")
-    make_session(agent, "/work/beta", "beta-1", "ZZ_BETA1_ZZ")
-    return agent
-
-
-def session_page(site: Path, session_id: str) -> Path:
-    return next(site.glob(f"sessions/*/*_{session_id}.html"))
+    return make_agent(tmp_path / "agent")
 
 
 def test_cold_build_makes_every_page(tmp_path: Path, agent: Path) -> None:
@@ -356,155 +346,6 @@ def test_deleting_the_original_updates_the_totals_of_a_fork_in_another_project(t
     assert _site_files(site) == _site_files(cold)
 
 
-def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    path = make_session(agent, "/work/sub", "parent-1", "ZZ_PARENT_ZZ")
-    artifacts = path.with_suffix("")
-    artifacts.mkdir()
-    (artifacts / "Scout.md").write_text("found it")
-    sub = SessionBuilder(session_id="sub-1", cwd="/work/sub")
-    sub.user("s1", "ZZ_SUBTASK_ZZ")
-    sub.write(artifacts / "Scout.jsonl")
-    b = SessionBuilder(session_id="parent-1", cwd="/work/sub")
-    b.user("u1", "delegate")
-    from sessions import tool_call
-
-    b.assistant("a1", [tool_call("c1", "task", task="scout")])
-    b.tool_result("r1", "c1", "task", "see agent://Scout")
-    b.write(path)
-    site = tmp_path / "site"
-    build(site, agent)
-    parent = session_page(site, "parent-1")
-    sub_page = parent.with_suffix("") / "Scout.html"
-    assert sub_page.is_file() and "ZZ_SUBTASK_ZZ" in sub_page.read_text()
-    assert 'href="2026-01-01T00-00-00-000Z_parent-1/Scout.html"' in parent.read_text()
-    assert "../2026-01-01T00-00-00-000Z_parent-1.html#entry-r1" in sub_page.read_text()
-    assert crawl(site) == []
-
-
-def _parent_with_scout(agent: Path, number: int, words: str) -> tuple[Path, Path]:
-    """A session in /work/sub with a subagent "Scout" whose sidecar transcript says words: (session, sidecar)."""
-    path = make_session(agent, "/work/sub", f"parent-{number}", "ZZ_PARENT_ZZ")
-    artifacts = path.with_suffix("")
-    artifacts.mkdir()
-    sidecar = SessionBuilder(session_id=f"sub-{number}", cwd="/work/sub")
-    sidecar.user("s1", words)
-    return path, sidecar.write(artifacts / "Scout.jsonl")
-
-
-def test_subagent_page_is_rendered_again_only_when_its_inputs_change(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    agent = tmp_path / "agent"
-    path, _ = _parent_with_scout(agent, 2, "ZZ_SUBTASK_ZZ")
-    artifacts = path.with_suffix("")
-    site = tmp_path / "site"
-    build(site, agent)
-    sub_page = session_page(site, "parent-2").with_suffix("") / "Scout.html"
-    sub_page.write_text("ZZ_KEPT_ZZ")  # stands for the page the last build wrote
-
-    _append_user_line(path, "late0001", "r1")
-    result = build(site, agent)
-    assert result.rendered == ["2026-01-01T00-00-00-000Z_parent-2"]
-    assert sub_page.read_text() == "ZZ_KEPT_ZZ"  # the parent grew; its subagent did not
-
-    _append_user_line(artifacts / "Scout.jsonl", "late0002", "s1")
-    _append_user_line(path, "late0003", "late0001")
-    build(site, agent)
-    assert "ZZ_late0002_ZZ" in sub_page.read_text()
-
-    sub_page.write_text("ZZ_KEPT_ZZ")
-    manifest_path = site / MANIFEST_PATH
-    manifest = orjson.loads(manifest_path.read_bytes())
-    manifest["templates"] = "something-else"
-    manifest_path.write_bytes(orjson.dumps(manifest))
-    monkeypatch.setattr("sitegen.site.build.worker._templates_hash", lambda: "changed templates")
-    build(site, agent)
-    assert "ZZ_SUBTASK_ZZ" in sub_page.read_text()
-
-
-def test_nested_subagent_appending_in_place_renders_the_page_again(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    path = make_session(agent, "/work/sub", "parent-4", "ZZ_PARENT_ZZ")
-    artifacts = path.with_suffix("")
-    (artifacts / "Alpha").mkdir(parents=True)
-    for name in ("Alpha", "Alpha/Child"):
-        sidecar = SessionBuilder(session_id=name, cwd="/work/sub")
-        sidecar.user("s1", f"ZZ_{name}_ZZ")
-        sidecar.write(artifacts / f"{name}.jsonl")
-    site = tmp_path / "site"
-    build(site, agent)
-    stamps = {p: p.stat().st_mtime_ns for p in (path, artifacts, artifacts / "Alpha", artifacts / "Alpha.jsonl")}
-
-    _append_user_line(artifacts / "Alpha" / "Child.jsonl", "late0005", "s1")  # only the child's file moves
-    for folder, stamp in stamps.items():
-        os.utime(folder, ns=(stamp, stamp))
-    assert build(site, agent).rendered == ["2026-01-01T00-00-00-000Z_parent-4"]
-    assert build(site, agent).rendered == []
-
-
-def test_subagent_pages_are_searchable_documents_kept_across_rebuilds(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    path, _ = _parent_with_scout(agent, 5, "zzsidecarword here")
-    site = tmp_path / "site"
-
-    def indexed() -> tuple[str, bool]:
-        index = (site / "search" / "index.js").read_text()
-        shards = "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
-        return index, '"zzsidecarword":' in shards
-
-    build(site, agent)
-    index, found = indexed()
-    assert found and '"Scout"' in index and "subagent of ZZ_PARENT_ZZ first question" in index
-    _append_user_line(path, "late0009", "r1")  # the parent grows; its subagent page is not rendered again
-    result = build(site, agent)
-    assert not any(p.endswith("Scout.html") for p in result.written)
-    index, found = indexed()
-    assert found and '"Scout"' in index
-    path.unlink()
-    build(site, agent)
-    index, found = indexed()
-    assert not found and '"Scout"' not in index
-
-
-def test_subagent_search_entries_of_an_older_release_are_extracted_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    agent = tmp_path / "agent"
-    path, _ = _parent_with_scout(agent, 6, "zzsidecarword here")
-    site = tmp_path / "site"
-    with monkeypatch.context() as older:
-        older.setattr(search_store, "VERSION", search_store.VERSION + 1)
-        build(site, agent)
-    search_store.close_connections()  # as a new process of this release opens it
-    # The parent grows, so its segment is exported again; the subagent did not change, but the
-    # database is of another layout, so it is made again and the subagent's entries are stored again (once).
-    _append_user_line(path, "late0006", "r1")
-    build(site, agent)
-    shards = "".join(p.read_text() for p in (site / "search" / "t").glob("*.js"))
-    assert '"zzsidecarword":' in shards
-    assert build(site, agent).rendered == []
-
-
-def test_subagent_appending_in_place_renders_its_page_again(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    path, sidecar_path = _parent_with_scout(agent, 3, "ZZ_SUBTASK_ZZ")
-    artifacts = path.with_suffix("")
-    site = tmp_path / "site"
-    build(site, agent)
-    folder_mtime = artifacts.stat().st_mtime_ns
-    session_mtime = path.stat().st_mtime_ns
-
-    _append_user_line(sidecar_path, "late0004", "s1")  # a running subagent writes; nothing else moves
-    os.utime(artifacts, ns=(folder_mtime, folder_mtime))
-    assert path.stat().st_mtime_ns == session_mtime
-    result = build(site, agent)
-    assert result.rendered == ["2026-01-01T00-00-00-000Z_parent-3"]
-    sub_page = session_page(site, "parent-3").with_suffix("") / "Scout.html"
-    assert "ZZ_late0004_ZZ" in sub_page.read_text()
-    assert build(site, agent).rendered == []
-
-
 def test_demo_build_has_pi_and_odek_sessions(tmp_path: Path) -> None:
     runner = CliRunner()
     site = tmp_path / "site"
@@ -569,156 +410,3 @@ def test_a_folder_sitegen_did_not_make_is_left_alone(tmp_path: Path, agent: Path
     assert result.exit_code == 1 and "not made by sitegen" in result.stderr
     assert (mine / "projects" / "notes.html").read_text() == "ZZ_MY_NOTES_ZZ"
     assert sorted(p.name for p in mine.iterdir()) == ["projects"]
-
-
-def _append_user_line(path: Path, entry_id: str, parent: str) -> None:
-    entry = {
-        "type": "message",
-        "id": entry_id,
-        "parentId": parent,
-        "timestamp": "2026-02-01T00:00:00.000Z",
-        "message": {"role": "user", "content": f"ZZ_{entry_id}_ZZ", "timestamp": 1},
-    }
-    with open(path, "ab") as handle:
-        handle.write(orjson.dumps(entry) + b"\n")
-
-
-def _cli_build(site: Path, agent: Path) -> None:
-    """A build in a fresh process: only the disk can carry fragments over from the last one."""
-    command = [sys.executable, "-c", "import sys; from sitegen.cli import main; sys.exit(main())"]
-    subprocess.run([*command, "build", "--out", str(site), "--agent-dir", str(agent)], check=True, cwd=site.parent)
-
-
-def _replace_only_fragment(store: Path, replacement: str) -> tuple[str, str, dict[str, Any]]:
-    """The store's one fragment as (key, html), replaced on disk by `replacement`; and the store's data."""
-    data = orjson.loads(store.read_bytes())
-    # (Keys starting with "@" remember other things, such as which lexer a file name gets.)
-    [(key, html)] = [(k, v) for k, v in data["fragments"].items() if not k.startswith("@")]
-    data["fragments"][key] = replacement
-    store.write_bytes(orjson.dumps(data))
-    return key, html, data
-
-
-def test_highlighted_code_is_reused_by_the_next_build_and_dropped_with_its_session(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    b = SessionBuilder(session_id="code-1", cwd="/work/code")
-    b.user("u1", "show me the file")
-    b.assistant("a1", [tool_call("c1", "read", path="src/app.py")])
-    b.tool_result("r1", "c1", "read", "def answer():\n    return 42\n")
-    path = b.write(agent / "sessions" / "--work-code--" / "2026-01-01T00-00-00-000Z_code-1.jsonl")
-    site = tmp_path / "site"
-
-    _cli_build(site, agent)
-    store = site / ".sitegen" / "fragments" / "2026-01-01T00-00-00-000Z_code-1.json"
-    key, html, data = _replace_only_fragment(store, "ZZ_FROM_STORE_ZZ")
-    assert key.startswith("python:") and "<span class=k>def" in html
-
-    _append_user_line(path, "late0001", "r1")
-    _cli_build(site, agent)
-    page = page_text(session_page(site, "code-1"))
-    assert "ZZ_late0001_ZZ" in page and "ZZ_FROM_STORE_ZZ" in page  # not highlighted again
-
-    data["namespace"] = "made by an older sitegen"
-    store.write_bytes(orjson.dumps(data))
-    _append_user_line(path, "late0002", "late0001")
-    _cli_build(site, agent)
-    page = page_text(session_page(site, "code-1"))
-    assert "ZZ_FROM_STORE_ZZ" not in page and "<span class=k>def" in page
-
-    path.unlink()
-    build(site, agent)
-    assert not store.exists()
-
-
-def test_rendered_markdown_is_reused_by_the_next_build(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    b = SessionBuilder(session_id="md-1", cwd="/work/md")
-    b.user("u1", "explain")
-    b.assistant("a1", [text("It is **fast** because of `cache`.")])
-    path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-1.jsonl")
-    site = tmp_path / "site"
-    _cli_build(site, agent)
-    store = site / ".sitegen" / "fragments" / "2026-01-01T00-00-00-000Z_md-1.json"
-    key, html, _data = _replace_only_fragment(store, "ZZ_MARKDOWN_FROM_STORE_ZZ")
-    assert key.startswith("#markdown:") and "<strong>fast</strong>" in html
-
-    _append_user_line(path, "late0001", "a1")
-    _cli_build(site, agent)
-    page = page_text(session_page(site, "md-1"))
-    assert "ZZ_late0001_ZZ" in page and "ZZ_MARKDOWN_FROM_STORE_ZZ" in page  # not parsed again
-
-
-def _loaded_by_one_session_rebuild(site: Path, agent: Path, modules: set[str]) -> list[str]:
-    """Which of these modules a build in a fresh process loads, that renders one session again."""
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from sitegen.site.build.pipeline import BuildConfig, build_site\n"
-        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
-        " use_default_dirs=False))\n"
-        "assert len(result.rendered) == 1\n"
-        f"print(sorted({sorted(modules)!r} & sys.modules.keys()))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    loaded: list[str] = orjson.loads(done.stdout.strip().replace("'", '"'))
-    return loaded
-
-
-def test_rebuild_of_one_session_loads_neither_parsers_nor_a_pool(tmp_path: Path) -> None:
-    """A session that grew by a plain line takes its markdown, its highlighted code and its files'
-    lexers from the store: markdown-it and pygments' lexers stay unloaded; and one session renders
-    in this process, without a pool."""
-    agent = tmp_path / "agent"
-    b = SessionBuilder(session_id="md-2", cwd="/work/md")
-    b.user("u1", "explain")
-    b.assistant("a1", [text("It is **fast** because of `cache`."), tool_call("c1", "read", path="src/app.py")])
-    b.tool_result("r1", "c1", "read", "def answer():\n    return 42\n")
-    path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-2.jsonl")
-    site = tmp_path / "site"
-    _cli_build(site, agent)
-    entry = {"type": "message", "id": "late0001", "parentId": "r1", "timestamp": "2026-02-01T00:00:00.000Z"}
-    entry["message"] = {"role": "user", "content": "one more plain line", "timestamp": 1}
-    with open(path, "ab") as handle:
-        handle.write(orjson.dumps(entry) + b"\n")
-    heavy = {"markdown_it", "multiprocessing", "pygments.lexer", "pygments.lexers"}
-    assert _loaded_by_one_session_rebuild(site, agent, heavy) == []
-    assert "one more plain line" in page_text(session_page(site, "md-2"))
-    assert "<strong>fast</strong>" in page_text(session_page(site, "md-2"))
-    assert "<span class=k>def" in page_text(session_page(site, "md-2"))  # highlighted, from the store
-
-
-def test_rebuild_of_a_page_past_its_first_screen_loads_no_lexer_either(tmp_path: Path) -> None:
-    """Its code past the 64th entry is left to the page's highlighter: which lexers those are, and
-    their tables, come from the fragment store and the user's cache, not from pygments."""
-    agent = tmp_path / "agent"
-    b = SessionBuilder(session_id="md-3", cwd="/work/md")
-    for n in range(40):
-        b.user(f"u{n}", f"step {n}")
-        b.assistant(f"a{n}", [text("Now:\n\n```python\nprint(1)\n```\n"), tool_call(f"c{n}", "read", path="app.py")])
-        b.tool_result(f"r{n}", f"c{n}", "read", "def answer():\n    return 42\n")
-    path = b.write(agent / "sessions" / "--work-md--" / "2026-01-01T00-00-00-000Z_md-3.jsonl")
-    site = tmp_path / "site"
-    _cli_build(site, agent)
-    _append_user_line(path, "late0001", "r39")
-    assert _loaded_by_one_session_rebuild(site, agent, {"markdown_it", "pygments.lexer", "pygments.lexers"}) == []
-    page = page_text(session_page(site, "md-3"))
-    assert "ZZ_late0001_ZZ" in page
-    assert '<span class=hl-later data-lang="python">' in page and 'class="sitegen-lexer" data-lang="python"' in page
-
-
-def test_noop_build_loads_neither_the_renderer_nor_a_process_pool(tmp_path: Path, agent: Path) -> None:
-    """A site that is up to date costs start-up only: the render stack and multiprocessing stay unloaded."""
-    site = tmp_path / "site"
-    build(site, agent)
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from sitegen.site.build.pipeline import BuildConfig, build_site\n"
-        f"result = build_site(BuildConfig(out=Path({str(site)!r}), agent_dirs=[Path({str(agent)!r})],"
-        " use_default_dirs=False, jobs=2))\n"
-        "assert not result.changed\n"
-        "heavy = {'sitegen.render.page', 'jinja2', 'pygments.lexer', 'markdown_it', 'multiprocessing'}\n"
-        "print(sorted(heavy & set(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
