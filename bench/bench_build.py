@@ -27,7 +27,7 @@ from bench_export import (
     sitegen_command,
 )
 from cold_builds import GOAL_COLD_RATIO, cold_only
-from output_folders import OUT, ROOT, emptied, empty_trash, tree_bytes
+from output_folders import OUT, ROOT, emptied, tree_bytes
 from step_series import Series, goal_verdict, rendered_count, summary_line
 from watch_cold import ColdWatch, best_cold, cold_watch_rows, measure_cold_watch, set_activity_mtimes, stop_watch
 
@@ -396,13 +396,6 @@ def profile(step: str, jobs: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return _main(argv)
-    finally:
-        empty_trash()
-
-
-def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sessions", type=int, default=200)
