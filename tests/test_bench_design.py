@@ -1,0 +1,28 @@
+"""bench/bench_design.py's variants: each build runs with its replacements, or the bench would report a lie."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from site_helpers import make_agent
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import bench_design  # noqa: E402
+
+
+@pytest.mark.parametrize("variant", bench_design.VARIANTS)
+def test_each_variant_builds_as_it_says(tmp_path: Path, variant: str) -> None:
+    agent = make_agent(tmp_path / "agent")
+    site = tmp_path / "site"
+    command = [*bench_design.variant_command(variant), "build", "--out", str(site), "--agent-dir", str(agent)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert bench_design.took_effect(variant, site) == ""
+    # And the check itself tells a variant from another.
+    others = [other for other in bench_design.VARIANTS if other != variant]
+    assert all(bench_design.took_effect(other, site) for other in others)
