@@ -174,11 +174,13 @@ from sitegen.site.build.assets import publish_assets
 from sitegen.site.build.pool import WorkerPool
 from sitegen.site.state.jobs import RenderJob
 
-BUILD = os.getpid()
+# From the environment: a fork server that imports this script as its main module (Python 3.14 does)
+# patches render_job too, and must still name the build, not itself.
+BUILD = int(os.environ.setdefault("RESPAWN_BUILD_PID", str(os.getpid())))
 real = worker.render_job
 
 def render_job(job):
-    if os.getpid() != BUILD:  # only a forked worker has this patch: one from a fork server renders
+    if os.getppid() == BUILD:  # a worker the build forked dies; one from a fork server renders
         os.kill(os.getpid(), signal.SIGKILL)
     return real(job)
 
