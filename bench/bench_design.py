@@ -18,7 +18,9 @@ Run after bench_build.py has made its corpus:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +30,8 @@ from bench_export import pi_transcript_command
 from cold_builds import cold_build_run, pi_transcript_run
 from output_folders import OUT
 from step_series import Series
+
+from sitegen.site.search.store import DB_FILE
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -46,16 +50,31 @@ def variant_command(variant: str) -> list[str]:
 
 def took_effect(variant: str, site: Path) -> str:
     """What the built site shows of the variant's replacements ("" when it shows all of them): a worker
-    started by a fork server would have rendered without them, and the figures would lie."""
-    pages = sorted(site.glob("sessions/*/*.html"), key=lambda p: p.stat().st_size)[-5:]
-    as_data = any('"parent_id":' in p.read_text(encoding="utf-8", errors="replace") for p in pages)
-    searched = any((site / "search" / "t").glob("*.js"))
+    started by a fork server would have rendered without them, and the figures would lie. Every page
+    is looked at: a worker that died is replaced from a fork server once the build runs threads, and
+    would leave only some pages without them."""
+    pages = sorted(site.glob("sessions/*/*.html"))
+    # An entry's HTML carries its id; the JSON written in its place does not.
+    with_html = sum(b'id="entry-' in page.read_bytes() for page in pages)
     problems = []
-    if as_data != ("entries as data" in variant):
-        problems.append("entries as data" if not as_data else "entries as data where none should be")
+    if "entries as data" in variant and with_html:
+        problems.append(f"entries as HTML on {with_html} of {len(pages)} pages")
+    if "entries as data" not in variant and with_html < len(pages):
+        problems.append(f"entries as data on {len(pages) - with_html} of {len(pages)} pages")
+    # The workers store each session's search entries; the build's own process exports the index.
+    searched = stored_search_documents(site) > 0 or any((site / "search" / "t").glob("*.js"))
     if searched == ("no search" in variant):
         problems.append("search index written" if searched else "no search index")
     return ", ".join(problems)
+
+
+def stored_search_documents(site: Path) -> int:
+    """How many sessions' search entries the site's store holds (read only, so that none is made)."""
+    path = site / DB_FILE
+    if not path.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+        return int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

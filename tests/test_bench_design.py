@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from site_helpers import make_agent
+from site_helpers import make_session
+
+from sitegen.site.build.config import POOL_MIN_JOBS
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
@@ -17,11 +19,17 @@ import bench_design  # noqa: E402
 
 @pytest.mark.parametrize("variant", bench_design.VARIANTS)
 def test_each_variant_builds_as_it_says(tmp_path: Path, variant: str) -> None:
-    agent = make_agent(tmp_path / "agent")
+    # Enough sessions for the build to render them in its worker processes, as the bench's 200 are:
+    # the replacements must reach the workers, not only the build's own process.
+    agent = tmp_path / "agent"
+    for number in range(POOL_MIN_JOBS + 1):
+        make_session(agent, f"/work/p{number % 2}", f"s-{number}", f"ZZ_S{number}_ZZ")
     site = tmp_path / "site"
     command = [*bench_design.variant_command(variant), "build", "--out", str(site), "--agent-dir", str(agent)]
+    command += ["--jobs", "2", "--profile"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "(summed over 3 processes)" in done.stdout, done.stdout
     assert bench_design.took_effect(variant, site) == ""
     # And the check itself tells a variant from another.
     others = [other for other in bench_design.VARIANTS if other != variant]

@@ -25,7 +25,6 @@ def test_subagent_pages_link_both_ways(tmp_path: Path) -> None:
     sub.write(artifacts / "Scout.jsonl")
     b = SessionBuilder(session_id="parent-1", cwd="/work/sub")
     b.user("u1", "delegate")
-
     b.assistant("a1", [tool_call("c1", "task", task="scout")])
     b.tool_result("r1", "c1", "task", "see agent://Scout")
     b.write(path)
