@@ -25,7 +25,8 @@ def _entries_as_data() -> None:
     import sitegen.render.page as page
 
     def as_data(pieces: list[str], node: Any, ctx: Any) -> None:
-        # What a page that makes its entries' HTML itself would carry: the entry's model, in a script.
+        # What a page that makes its entries' HTML itself would carry: the entry's model (written where
+        # its HTML was, not wrapped in a script element: the bench's pages are measured, never opened).
         pieces.append(orjson.dumps(node, default=str).decode().replace("</", "<\\/"))
 
     vars(page)["entry_into"] = as_data  # the name page.py calls (imported there from entries.py)
