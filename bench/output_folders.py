@@ -12,13 +12,10 @@ OUT = ROOT / "bench" / "out"
 
 
 def emptied(folder: Path) -> Path:
-    """folder, emptied for the next run: the last run's output deleted just before it.
-
-    Measured against the alternative (round 18, cold builds of the team's corpus, three runs each):
-    moving the last output aside and deleting every output once all runs were timed made our cold
-    build slower, not faster: 6.97-7.16 s (7.13-7.16 s without a sync between runs) against
-    6.46-6.57 s, on this machine's ext4 without a journal, with pi-transcript about alike. So the
-    runs delete first, as a user who removes a site and builds it again does."""
+    """folder, emptied for the next run: the last run's output deleted just before it, as a user who
+    removes a site and builds it again does. On an ext4 without a journal (this machine's) files made
+    within a minute or so of many deletions cost the kernel more; the best of several runs hardly
+    shows it (bench/README.md, "Cold builds on both corpora")."""
     shutil.rmtree(folder, ignore_errors=True)
     return folder
 
