@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
 import orjson
-from output_folders import OUT, ROOT
+from output_folders import OUT, ROOT, made_once
 
 __all__ = ["append_entry", "ensure_corpus", "last_line", "page_of", "page_shows", "session_files"]
 
@@ -21,15 +20,14 @@ def ensure_corpus(sessions: int, total_mb: float, seed: int, one_mb: float | Non
     name = f"corpus-{sessions}x{total_mb:g}mb-s{seed}" + (f"-one{one_mb:g}mb" if one_mb else "")
     name += "-plain" if plain else ""
     agent = OUT / name
-    done = agent / ".complete"
-    if done.exists():
+
+    def write() -> None:
+        started = time.perf_counter()
+        write_corpus(agent, sessions=sessions, total_mb=total_mb, seed=seed, one_session_mb=one_mb, plain=plain)
+        print(f"generated {agent.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s")
+
+    if not made_once(agent, write):
         print(f"reusing {agent.relative_to(ROOT)}")
-        return agent
-    shutil.rmtree(agent, ignore_errors=True)
-    started = time.perf_counter()
-    write_corpus(agent, sessions=sessions, total_mb=total_mb, seed=seed, one_session_mb=one_mb, plain=plain)
-    done.write_text("")
-    print(f"generated {agent.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s")
     return agent
 
 

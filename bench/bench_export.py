@@ -397,21 +397,21 @@ FILE_CALLS = ("getdents64", "openat", "newfstatat", "statx", "stat", "lstat", "f
 def ensure_folder_session(target_mb: float, seed: int) -> Path:
     """The big session with a crowded artifact folder (bench/corpus.py --logs --subagents), made once."""
     from corpus import encode_cwd, write_big_session
+    from output_folders import made_once
 
     folder = OUT / f"big-{target_mb:g}mb-s{seed}-l{FOLDER_LOGS}-a{FOLDER_SUBAGENTS}"
     path = folder / "sessions" / encode_cwd("/home/dev/work/monorepo") / "big.jsonl"
-    done = folder / ".complete"
-    if done.exists():
+
+    def write() -> None:
+        started = time.perf_counter()
+        info = write_big_session(path, target_mb, seed, logs=FOLDER_LOGS, subagents=FOLDER_SUBAGENTS)
+        print(
+            f"generated {path.relative_to(ROOT)} in {time.perf_counter() - started:.1f} s: {info.entries} entries, "
+            f"{info.artifacts} logs, {info.subagents} subagent runs"
+        )
+
+    if not made_once(folder, write):
         print(f"reusing {path.relative_to(ROOT)}")
-        return path
-    shutil.rmtree(folder, ignore_errors=True)
-    started = time.perf_counter()
-    info = write_big_session(path, target_mb, seed, logs=FOLDER_LOGS, subagents=FOLDER_SUBAGENTS)
-    done.write_text("ok\n")
-    print(
-        f"generated {path.relative_to(ROOT)} in {time.perf_counter() - started:.1f} s: {info.entries} entries, "
-        f"{info.artifacts} logs, {info.subagents} subagent runs"
-    )
     return path
 
 

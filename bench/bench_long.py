@@ -30,6 +30,7 @@ from bench_export import (  # noqa: E402  (bench/ is not a package)
 )
 from corpus import write_big_session  # noqa: E402
 from long_usable import format_figure, last_entry, usable_times  # noqa: E402
+from output_folders import made_once  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
@@ -74,10 +75,11 @@ def ensure_long_session(mb: float, turns: int, artifact_mb: float, seed: int) ->
     """Generate the session once: about `turns` turns in `mb` MB, its artifact logs grown to `artifact_mb` MB."""
     folder = OUT / f"long-{mb:g}mb-{turns}t-{artifact_mb:g}a-s{seed}"
     session = folder / "sessions" / "--home-dev-work-monorepo--" / "long.jsonl"
-    done = folder / ".complete"
-    if done.exists():
-        return session
-    shutil.rmtree(folder, ignore_errors=True)
+    made_once(folder, lambda: _write_long_session(session, mb, turns, artifact_mb, seed))
+    return session
+
+
+def _write_long_session(session: Path, mb: float, turns: int, artifact_mb: float, seed: int) -> None:
     # A turn is a prompt, a reply and a tool call with its result: about two and a half entries.
     write_big_session(session, target_mb=mb, seed=seed, deep_chain=False, entries=int(turns * 2.5))
     logs = sorted(session.with_suffix("").glob("*.log"))
@@ -91,8 +93,6 @@ def ensure_long_session(mb: float, turns: int, artifact_mb: float, seed: int) ->
             if extra > 0:
                 with open(log, "a", encoding="utf-8") as handle:
                     handle.write(_log_text(rng, extra))
-    done.write_text("ok\n")
-    return session
 
 
 def open_times(page: Path) -> dict[str, float]:

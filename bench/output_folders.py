@@ -1,14 +1,27 @@
-"""Output folders under bench/out: emptied before each run; the bytes of a tree."""
+"""Output folders under bench/out: generated data made once, sites emptied before each run; a tree's bytes."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["OUT", "ROOT", "emptied", "tree_bytes"]
+__all__ = ["OUT", "ROOT", "emptied", "made_once", "tree_bytes"]
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
+
+
+def made_once(folder: Path, make: Callable[[], object]) -> bool:
+    """Fill folder by make() unless a finished earlier run did (its .complete mark); a run stopped half
+    way is started again from nothing. True when it was made now (the generators are deterministic)."""
+    done = folder / ".complete"
+    if done.exists():
+        return False
+    shutil.rmtree(folder, ignore_errors=True)
+    make()
+    done.write_text("ok\n")
+    return True
 
 
 def emptied(folder: Path) -> Path:

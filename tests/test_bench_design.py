@@ -34,3 +34,23 @@ def test_each_variant_builds_as_it_says(tmp_path: Path, variant: str) -> None:
     # And the check itself tells a variant from another.
     others = [other for other in bench_design.VARIANTS if other != variant]
     assert all(bench_design.took_effect(other, site) for other in others)
+
+
+def test_generated_data_is_made_once_and_a_half_made_folder_again(tmp_path: Path) -> None:
+    from output_folders import made_once
+
+    folder = tmp_path / "corpus"
+    calls: list[str] = []
+
+    def make() -> None:
+        calls.append("made")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "session.jsonl").write_text("{}\n")
+
+    assert made_once(folder, make) is True
+    assert made_once(folder, make) is False and calls == ["made"]
+    # A run stopped before its mark: the folder is started again from nothing.
+    (folder / ".complete").unlink()
+    (folder / "half-written.jsonl").write_text("{")
+    assert made_once(folder, make) is True and calls == ["made", "made"]
+    assert sorted(p.name for p in folder.iterdir()) == [".complete", "session.jsonl"]
